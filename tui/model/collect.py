@@ -1,0 +1,315 @@
+"""Sorting decoded events by phase into numpy columns: the one pass over every event.
+
+Complete slices (`X`) and flow events are most of any real trace, so they are taken a whole chunk
+at a time with list comprehensions and numpy; the rarer phases go through a per-event loop.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .decode import Chunk, Event, chunk_args, decode_args
+from .lanes import ASYNC_TID
+from .source import Buffer
+
+# Flow endpoint roles (bit flags); a `t` step ends one hop and starts the next.
+FLOW_SRC, FLOW_DST = 1, 2
+_FLOW_ROLES = {"s": FLOW_SRC, "f": FLOW_DST, "t": FLOW_SRC | FLOW_DST}
+_SCOPES = {"g": 0, "p": 1, "t": 2}
+THREAD_SCOPE = 2
+
+
+def lane_ident(v: int | str) -> int | str:
+    """pid/tid as the model keys them: "1234" and 1234 are one thread (2021 Kineto mixes them)."""
+    if type(v) is str and v.isdigit():
+        return int(v)
+    return v
+
+
+@dataclass
+class Interner:
+    """Values to dense ids, so columns hold int32 and each distinct string is stored once."""
+
+    ids: dict[Any, int] = field(default_factory=dict)
+    values: list[Any] = field(default_factory=list)
+
+    def __call__(self, value: Any) -> int:
+        i = self.ids.get(value)
+        if i is None:
+            i = self.ids[value] = len(self.values)
+            self.values.append(value)
+        return i
+
+    def many(self, values: list[Any]) -> npt.NDArray[np.int64]:
+        """Ids of many values at once (the dict lookups run in C when all are known)."""
+        ids: list[int | None] = list(map(self.ids.get, values))
+        if None in ids:
+            for k, i in enumerate(ids):
+                if i is None:
+                    ids[k] = self(values[k])
+        return np.asarray(ids, np.int64)
+
+
+class LaneInterner(Interner):
+    """(pid, tid) keys; a string "1234" and the number 1234 name the same lane."""
+
+    def __call__(self, value: Any) -> int:
+        i = self.ids.get(value)
+        if i is None:
+            pid, tid = value
+            key = (lane_ident(pid), lane_ident(tid))
+            i = self.ids.get(key)
+            if i is None:
+                i = self.ids[key] = len(self.values)
+                self.values.append(key)
+            self.ids[value] = i
+        return i
+
+
+@dataclass
+class Columns:
+    """Named columns, grown one chunk at a time as numpy arrays."""
+
+    parts: dict[str, list[npt.NDArray[Any]]] = field(default_factory=dict)
+
+    def add(self, **columns: npt.ArrayLike) -> None:
+        for name, values in columns.items():
+            self.parts.setdefault(name, []).append(np.asarray(values))
+
+    def get(self, name: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        parts = self.parts.get(name)
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+
+    def __len__(self) -> int:
+        first = next(iter(self.parts.values()), [])
+        return sum(len(p) for p in first)
+
+
+@dataclass
+class Rows:
+    """Rows of one chunk's rarer events, added to their Columns in one go."""
+
+    columns: Columns
+    values: dict[str, list[Any]] = field(default_factory=dict)
+
+    def append(self, **row: Any) -> None:
+        for name, value in row.items():
+            self.values.setdefault(name, []).append(value)
+
+    def flush(self) -> None:
+        if self.values:
+            self.columns.add(**self.values)
+
+
+@dataclass
+class Collected:
+    """Everything one pass over the events gathers, before any sorting."""
+
+    names: Interner = field(default_factory=Interner)
+    cats: Interner = field(default_factory=Interner)
+    lanes: LaneInterner = field(default_factory=LaneInterner)
+    flow_keys: Interner = field(default_factory=Interner)
+    # X: lane ts dur name cat event corr; B/E: lane ts name cat event begin
+    slices: Columns = field(default_factory=Columns)
+    begin_end: Columns = field(default_factory=Columns)
+    # instants: lane (-1 unless thread-scoped) ts name cat event scope, and their pids
+    instants: Columns = field(default_factory=Columns)
+    instant_pids: list[Any] = field(default_factory=list)
+    # flows s/t/f: lane ts key role cat event enclosing; v2 bind ids: X row key role
+    flows: Columns = field(default_factory=Columns)
+    binds: Columns = field(default_factory=Columns)
+    # async b/e/S/F: lane ts key name cat event begin
+    asyncs: Columns = field(default_factory=Columns)
+    counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
+    process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
+    by_phase: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    adjusted: Counter[str] = field(default_factory=Counter)
+    chunks: Columns = field(default_factory=Columns)  # start end first
+
+
+def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
+    """Add one decoded chunk's events to `out`."""
+    out.chunks.add(start=[chunk.start], end=[chunk.end], first=[chunk.first])
+    events = chunk.events
+    phases = [e.ph for e in events]
+    out.by_phase.update(phases)
+    ph = np.asarray(phases) if phases else np.zeros(0, "U1")
+    is_x = ph == "X"
+    is_flow = (ph == "s") | (ph == "f") | (ph == "t")
+    x_rows = np.flatnonzero(is_x)
+    if len(x_rows):
+        _complete_slices(out, [events[i] for i in x_rows.tolist()], x_rows + chunk.first)
+    flow_rows = np.flatnonzero(is_flow)
+    if len(flow_rows):
+        _flows(out, [events[i] for i in flow_rows.tolist()], flow_rows + chunk.first)
+    rest = np.flatnonzero(~(is_x | is_flow)).tolist()
+    if rest:
+        _other_phases(out, chunk, buf, rest)
+
+
+def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int64]) -> None:
+    ts = np.asarray([e.ts for e in xs], np.float64)  # None becomes NaN
+    dur = np.asarray([e.dur for e in xs], np.float64)
+    keep = ~np.isnan(ts)
+    if not keep.all():
+        out.skipped["missing or non-numeric ts"] += int((~keep).sum())
+    no_dur = keep & np.isnan(dur)
+    if no_dur.any():
+        out.adjusted["X without dur, drawn with zero length"] += int(no_dur.sum())
+        dur[no_dur] = 0.0
+    negative = keep & (dur < 0)
+    if negative.any():
+        out.skipped["negative dur"] += int(negative.sum())
+        keep &= ~negative
+    if not keep.all():
+        rows = np.flatnonzero(keep)
+        xs = [xs[i] for i in rows.tolist()]
+        ts, dur, index = ts[keep], dur[keep], index[keep]
+    corr = [e.args.correlation if e.args is not None else None for e in xs]
+    first_row = len(out.slices)
+    out.slices.add(
+        lane=out.lanes.many([(e.pid, e.tid) for e in xs]),
+        ts=ts,
+        dur=dur,
+        name=out.names.many([e.name for e in xs]),
+        cat=out.cats.many([e.cat for e in xs]),
+        event=index,
+        corr=_ints([c if type(c) is int else -1 for c in corr]),
+    )
+    binds = [(k, e) for k, e in enumerate(xs) if e.bind_id is not None and (e.flow_in or e.flow_out)]
+    if binds:
+        out.binds.add(
+            row=[first_row + k for k, _ in binds],
+            key=[out.flow_keys(("bind", e.bind_id)) for _, e in binds],
+            role=[FLOW_DST * e.flow_in + FLOW_SRC * e.flow_out for _, e in binds],
+        )
+
+
+def _ints(values: list[int]) -> npt.NDArray[np.int64]:
+    try:
+        return np.asarray(values, np.int64)
+    except OverflowError:  # a correlation id beyond int64 links nothing
+        return np.asarray([v if -1 <= v < 2**63 else -1 for v in values], np.int64)
+
+
+def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> None:
+    keep = [k for k, e in enumerate(fs) if e.ts is not None and e.id is not None]
+    if len(keep) < len(fs):
+        out.skipped["flow event without ts or id"] += len(fs) - len(keep)
+        fs = [fs[k] for k in keep]
+        index = index[keep]
+    out.flows.add(
+        lane=out.lanes.many([(e.pid, e.tid) for e in fs]),
+        ts=np.asarray([e.ts for e in fs], np.float64),
+        # Chrome keys v1 flows by category and id.
+        key=out.flow_keys.many([(e.cat, e.id) for e in fs]),
+        role=[_FLOW_ROLES[e.ph] for e in fs],
+        cat=out.cats.many([e.cat for e in fs]),
+        event=index,
+        enclosing=[e.bp == "e" or e.ph != "f" for e in fs],
+    )
+
+
+def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:
+    counter_rows: list[int] = []
+    begin_end, instants, asyncs = Rows(out.begin_end), Rows(out.instants), Rows(out.asyncs)
+    for k in rows:
+        e = chunk.events[k]
+        ph = e.ph
+        index = chunk.first + k
+        if ph == "M":
+            _metadata(out, e)
+        elif e.ts is None:
+            out.skipped["missing or non-numeric ts" if ph else "missing or non-string ph"] += 1
+        elif ph == "B" or ph == "E":
+            begin_end.append(
+                lane=out.lanes((e.pid, e.tid)), ts=e.ts, name=out.names(e.name),
+                cat=out.cats(e.cat), event=index, begin=ph == "B",
+            )
+        elif ph == "i" or ph == "I" or ph == "n":
+            _instant(out, instants, e, e.ts, index)
+        elif ph == "C":
+            counter_rows.append(k)
+        elif ph in ("b", "e", "S", "F"):
+            _async(out, asyncs, e, e.ts, index)
+        elif ph == "":
+            out.skipped["missing or non-string ph"] += 1
+        else:
+            out.skipped[f"unsupported phase {ph!r}"] += 1
+    for done in (begin_end, instants, asyncs):
+        done.flush()
+    if counter_rows:
+        _counters(out, chunk, buf, counter_rows)
+
+
+def _instant(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> None:
+    """Thread-scoped instants get a lane; process- and global-scoped ones must not create one."""
+    scope = _SCOPES.get(e.s or "t", THREAD_SCOPE)
+    if e.ph == "n":  # a nestable async instant sits on its process's async row
+        lane = out.lanes((e.pid, ASYNC_TID))
+        scope = THREAD_SCOPE
+    elif scope == THREAD_SCOPE:
+        lane = out.lanes((e.pid, e.tid))
+    else:
+        lane = -1
+    rows.append(lane=lane, ts=ts, name=out.names(e.name), cat=out.cats(e.cat), event=index,
+                scope=scope)
+    out.instant_pids.append(lane_ident(e.pid) if scope != 0 else None)
+
+
+def _async(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> None:
+    ident = e.id if e.id is not None else (str(e.id2) if e.id2 is not None else None)
+    if ident is None:
+        out.skipped["async event without id"] += 1
+        return
+    pid = lane_ident(e.pid)
+    rows.append(
+        lane=out.lanes((pid, ASYNC_TID)), ts=ts, key=out.flow_keys(("async", pid, e.cat, ident)),
+        name=out.names(e.name), cat=out.cats(e.cat), event=index, begin=e.ph in ("b", "S"),
+    )
+
+
+def _metadata(out: Collected, e: Event) -> None:
+    args = e.args
+    pid = lane_ident(e.pid)
+    if e.name in ("process_name", "process_labels", "process_sort_index"):
+        meta = out.process_meta.setdefault(pid, {})
+    elif e.name in ("thread_name", "thread_sort_index"):
+        meta = out.thread_meta.setdefault((pid, lane_ident(e.tid)), {})
+    else:
+        return
+    if args is None:
+        return
+    if e.name.endswith("_sort_index"):
+        if type(args.sort_index) is int or type(args.sort_index) is float:
+            meta["sort_index"] = args.sort_index
+    elif e.name == "process_labels":
+        if args.labels is not None:
+            meta["labels"] = str(args.labels)
+    elif args.name is not None:
+        meta["name"] = str(args.name)
+
+
+def _counters(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:
+    """One series per counter name (and id) and args key."""
+    raws = chunk_args(buf, chunk)
+    for k in rows:
+        e = chunk.events[k]
+        raw = raws[k] if raws is not None and k < len(raws) else None
+        values = decode_args(raw) if raw is not None else None
+        if not isinstance(values, dict):
+            out.skipped["counter without args"] += 1
+            continue
+        pid = lane_ident(e.pid)
+        base = e.name if e.id is None else f"{e.name} {e.id}"
+        for key, value in values.items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                series = out.counters.setdefault((pid, f"{base}.{key}"), [])
+                series.append((float(e.ts or 0.0), float(value)))

@@ -1,0 +1,454 @@
+"""Decoding a Chrome trace's event array into typed records, one byte range at a time.
+
+The event array is cut at event boundaries into chunks of a few MB and each chunk is decoded by
+msgspec into `Event` structs that hold only the fields the model needs (fast, and no dict per
+event). A chunk whose events have unexpected types is decoded again leniently, event by event; a
+chunk with broken JSON is split around the damage, so one bad event costs one event, and a file
+cut off by a crashed writer keeps every complete event.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+import numpy as np
+import orjson
+
+from .errors import TraceError
+from .source import Buffer
+
+CHUNK_BYTES = 4 << 20
+# Between two events: the end of one object, a comma, the start of the next. A split chosen here
+# can only land inside a string or a nested array, and then the chunk fails as truncated.
+_SEPARATOR = re.compile(rb"\}\s*,\s*\{")
+_ERROR_BYTE = re.compile(r"\(byte (\d+)\)")
+_EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
+_WHITESPACE = b" \t\r\n"
+_UTF8_BOM = b"\xef\xbb\xbf"
+# Top-level values bigger than this are not kept (viztracer embeds whole source files).
+_MAX_META_BYTES = 1 << 20
+
+
+class Args(msgspec.Struct, gc=False):
+    """The few args the loader needs; the rest are decoded lazily when a slice is shown."""
+
+    correlation: Any = None
+    name: Any = None
+    labels: Any = None
+    sort_index: Any = None
+
+
+class Event(msgspec.Struct, gc=False):
+    """One trace event, reduced to the fields the model uses."""
+
+    ph: str = ""
+    name: str = ""
+    cat: str = ""
+    pid: int | str = 0
+    tid: int | str = 0
+    ts: float | None = None
+    dur: float | None = None
+    id: int | str | None = None
+    id2: Any = None
+    bp: str | None = None
+    s: str | None = None
+    bind_id: int | str | None = None
+    flow_in: bool = False
+    flow_out: bool = False
+    args: Args | None = None
+
+
+class _RawArgs(msgspec.Struct, gc=False):
+    args: msgspec.Raw | None = None
+
+
+@dataclass
+class Chunk:
+    """Events decoded from buf[start:end]; event i of the chunk has index `first + i`."""
+
+    start: int
+    end: int
+    first: int
+    events: list[Event]
+    lenient: bool
+
+
+@dataclass
+class Layout:
+    """Where the events are in the file, and what else the top level says."""
+
+    form: str  # "object" or "array"
+    start: int  # first byte inside the event array
+    end: int  # the closing "]", or the end of the data when it is missing
+    closed: bool
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def locate_events(buf: Buffer, name: str) -> Layout:
+    """Find the event array of an object-form or array-form trace."""
+    first = _first_byte(buf)
+    if first is None:
+        raise TraceError(name, "file is empty or only whitespace")
+    lead = buf[first : first + 1]
+    if lead == b"[":
+        end = _closing_bracket(buf)
+        return Layout("array", first + 1, end if end is not None else len(buf), end is not None)
+    if lead != b"{":
+        raise TraceError(name, _not_json_reason(buf, first))
+    try:
+        top = msgspec.json.decode(buf, type=dict[str, msgspec.Raw])
+    except msgspec.ValidationError:
+        raise TraceError(name, "not a trace: the JSON object has non-string keys") from None
+    except msgspec.DecodeError:
+        return _locate_in_broken_object(buf, name)
+    raw = top.get("traceEvents")
+    if raw is None:
+        raise TraceError(name, _not_a_trace_reason(top))
+    offset = _offset_in(buf, raw)
+    if bytes(memoryview(raw)[:1]) != b"[":
+        raise TraceError(name, "not a trace: traceEvents is not a list")
+    end = offset + len(raw) - 1
+    return Layout("object", offset + 1, end, True, _small_meta(top))
+
+
+def decode_chunks(buf: Buffer, layout: Layout, skipped: Counter[str]) -> Iterator[Chunk]:
+    """Decode the event array chunk by chunk; damage is skipped and counted in `skipped`.
+
+    Sets `layout.meta["_truncated"]` when the array stops without its closing bracket.
+    """
+    view = memoryview(buf)
+    end = layout.end if layout.closed else _strip_tail(buf, layout.start, layout.end)
+    a = _skip_ws(buf, layout.start, end)
+    first = 0
+    state = _TailState(closed=layout.closed, end=end)
+    while a < end:
+        b = _boundary_after(buf, a + CHUNK_BYTES, end)
+        result = _try_decode(view, a, b)
+        while isinstance(result, _Failure) and result.at_end and b < end:
+            b = _boundary_after(buf, b + 1, end)  # the cut fell inside a value: widen
+            result = _try_decode(view, a, b)
+        chunks = [Chunk(a, b, first, *result)] if not isinstance(result, _Failure) else []
+        if not chunks:
+            chunks = list(_bisect(view, buf, a, b, first, skipped, state))
+        for chunk in chunks:
+            yield chunk
+            first += len(chunk.events)
+        a = _next_event(buf, b, end)
+    layout.meta["_truncated"] = state.truncated or not layout.closed
+
+
+def chunk_args(buf: Buffer, chunk: Chunk) -> list[bytes | None] | None:
+    """The undecoded args of every event of a chunk, or None when it cannot be read again."""
+    return _args_in(buf, chunk.start, chunk.end)
+
+
+def raw_args(buf: Buffer, chunk_start: int, chunk_end: int, index: int) -> bytes | None:
+    """The undecoded args of event `index` of the chunk at buf[chunk_start:chunk_end]."""
+    raws = _args_in(buf, chunk_start, chunk_end)
+    return raws[index] if raws is not None and index < len(raws) else None
+
+
+def _args_in(buf: Buffer, start: int, end: int) -> list[bytes | None] | None:
+    payload = b"".join((b"[", memoryview(buf)[start:end], b"]"))
+    try:
+        items = msgspec.json.decode(payload, type=list[_RawArgs])
+        return [None if item.args is None else bytes(item.args) for item in items]
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        values = _loads_lenient(payload)
+        if values is None:
+            return None
+        return [
+            json.dumps(v["args"]).encode() if isinstance(v, dict) and "args" in v else None
+            for v in values
+        ]
+
+
+def decode_args(raw: bytes) -> Any:
+    """Decode args JSON, keeping integers above 2^64 and NaN literals that orjson refuses."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return json.loads(raw)
+
+
+@dataclass
+class _Failure:
+    at_end: bool  # the chunk ended inside a value: widening it may fix it
+
+
+def _try_decode(view: memoryview, a: int, b: int) -> tuple[list[Event], bool] | _Failure:
+    """Decode buf[a:b] as events: typed and fast, else leniently, else say where it broke."""
+    payload = b"".join((b"[", view[a:b], b"]"))
+    try:
+        return msgspec.json.decode(payload, type=list[Event]), False
+    except msgspec.ValidationError:
+        pass
+    except msgspec.DecodeError as e:
+        return _lenient(payload, e)
+    except RecursionError:
+        return _Failure(False)
+    try:
+        items = msgspec.json.decode(payload)
+    except (msgspec.DecodeError, msgspec.ValidationError) as e:
+        return _lenient(payload, e)
+    except RecursionError:
+        return _Failure(False)
+    return [to_event(item) for item in items], True
+
+
+def _lenient(payload: bytes, error: Exception) -> tuple[list[Event], bool] | _Failure:
+    """The stdlib reads what msgspec refuses (NaN, Infinity, 1e400); a cut chunk fails at its end."""
+    match = _ERROR_BYTE.search(str(error))
+    if str(error).startswith("Input data was truncated") or (
+        match is not None and int(match.group(1)) >= len(payload) - 1
+    ):
+        return _Failure(True)
+    try:
+        items = json.loads(payload)
+    except (ValueError, RecursionError):
+        return _Failure(False)
+    return [to_event(item) for item in items], True
+
+
+@dataclass
+class _TailState:
+    closed: bool
+    end: int
+    truncated: bool = False
+
+
+def _bisect(
+    view: memoryview,
+    buf: Buffer,
+    a: int,
+    b: int,
+    first: int,
+    skipped: Counter[str],
+    state: _TailState,
+) -> Iterator[Chunk]:
+    """Decode buf[a:b] (whole events) by halves until each bad event stands alone and is skipped."""
+    result = _try_decode(view, a, b)
+    if not isinstance(result, _Failure):
+        yield Chunk(a, b, first, *result)
+        return
+    mid = _boundary_after(buf, a + (b - a) // 2, b)
+    if mid >= b:
+        mid = _boundary_after(buf, a, b)
+    if mid >= b:
+        if b == state.end and not state.closed:
+            skipped["incomplete last event"] += 1
+            state.truncated = True
+        else:
+            skipped["malformed JSON"] += 1
+        return
+    left = list(_bisect(view, buf, a, mid, first, skipped, state))
+    yield from left
+    after = first + sum(len(c.events) for c in left)
+    yield from _bisect(view, buf, _next_event(buf, mid, b), b, after, skipped, state)
+
+
+def _strip_tail(buf: Buffer, start: int, end: int) -> int:
+    """An unclosed array's end, less the trailing whitespace and comma a dead writer left."""
+    while end > start and buf[end - 1] in _WHITESPACE + b",":
+        end -= 1
+    return end
+
+
+def _loads_lenient(payload: bytes) -> list[Any] | None:
+    """Any JSON array the stdlib can read, or None."""
+    try:
+        items = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        try:
+            items = json.loads(payload)
+        except (ValueError, RecursionError):
+            return None
+    return items if isinstance(items, list) else None
+
+
+def to_event(item: Any) -> Event:
+    """Build an Event from one leniently decoded JSON value, coercing what can be coerced.
+
+    Values that cannot be used become None or "" so that the model's checks skip the event with
+    a reason (an event without a usable `ph` is skipped as such).
+    """
+    if not isinstance(item, dict):
+        return Event(ph="")
+    get = item.get
+    args = get("args")
+    return Event(
+        ph=_text(get("ph")),
+        name=_text(get("name")),
+        cat=_text(get("cat")),
+        pid=_ident(get("pid")),
+        tid=_ident(get("tid")),
+        ts=_number(get("ts")),
+        dur=_number(get("dur")),
+        id=_ident_or_none(get("id")),
+        id2=get("id2"),
+        bp=get("bp") if isinstance(get("bp"), str) else None,
+        s=get("s") if isinstance(get("s"), str) else None,
+        bind_id=_ident_or_none(get("bind_id")),
+        flow_in=get("flow_in") is True,
+        flow_out=get("flow_out") is True,
+        args=Args(
+            correlation=args.get("correlation"),
+            name=args.get("name"),
+            labels=args.get("labels"),
+            sort_index=args.get("sort_index"),
+        )
+        if isinstance(args, dict)
+        else None,
+    )
+
+
+def _text(v: Any) -> str:
+    if v is None:
+        return ""
+    return v if isinstance(v, str) else json.dumps(v, default=str)
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int | float):
+        f = float(v)
+    elif isinstance(v, str):
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+    else:
+        return None
+    return f if np.isfinite(f) else None
+
+
+def _ident(v: Any) -> int | str:
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, str):
+        return v
+    return 0 if v is None else json.dumps(v, default=str)
+
+
+def _ident_or_none(v: Any) -> int | str | None:
+    return None if v is None else _ident(v)
+
+
+def _offset_in(buf: Buffer, raw: msgspec.Raw) -> int:
+    """Where the zero-copy `raw` sits inside `buf`."""
+    base = np.frombuffer(buf, np.uint8).ctypes.data
+    inner = np.frombuffer(raw, np.uint8).ctypes.data
+    return int(inner - base)
+
+
+def _locate_in_broken_object(buf: Buffer, name: str) -> Layout:
+    """An object that does not parse: most often a writer that died inside traceEvents."""
+    match = _EVENTS_KEY.search(buf)
+    if match is None:
+        raise TraceError(name, "not valid JSON and no traceEvents array found")
+    meta: dict[str, Any] = {}
+    head = bytes(buf[: match.start()]).rstrip(_WHITESPACE).rstrip(b",")
+    try:
+        top = msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw])
+        meta = _small_meta(top)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        pass
+    tail = _object_tail(buf, match.end())
+    if tail is None:
+        return Layout("object", match.end(), len(buf), False, meta)
+    end, tail_meta = tail
+    return Layout("object", match.end(), end, True, {**meta, **tail_meta})
+
+
+def _object_tail(buf: Buffer, start: int) -> tuple[int, dict[str, Any]] | None:
+    """The closing ']' of traceEvents when the object after it is intact, with its keys."""
+    window = max(start, len(buf) - _MAX_META_BYTES)
+    pos = len(buf)
+    for _ in range(64):
+        pos = buf.rfind(b"]", window, pos)
+        if pos < 0:
+            return None
+        rest = bytes(buf[pos + 1 :]).strip(_WHITESPACE)
+        if rest == b"}":
+            return pos, {}
+        if rest.startswith(b","):
+            try:
+                top = msgspec.json.decode(b"{" + rest[1:], type=dict[str, msgspec.Raw])
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                continue
+            return pos, _small_meta(top)
+    return None
+
+
+def _small_meta(top: dict[str, msgspec.Raw]) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    for key, raw in top.items():
+        if key == "traceEvents" or len(raw) > _MAX_META_BYTES:
+            continue
+        try:
+            meta[key] = decode_args(bytes(raw))
+        except (ValueError, RecursionError):
+            continue
+    return meta
+
+
+def _not_a_trace_reason(top: dict[str, msgspec.Raw]) -> str:
+    keys = sorted(top)
+    if {"nodes", "schema"} <= set(keys):
+        return "not a trace: this is a PyTorch Execution Trace (a graph of nodes), not a profiler trace"
+    shown = ", ".join(keys[:6]) + (", ..." if len(keys) > 6 else "")
+    return f"not a trace: the JSON object has no traceEvents list (keys: {shown or 'none'})"
+
+
+def _not_json_reason(buf: Buffer, first: int) -> str:
+    head = bytes(buf[first : first + 64])
+    if b"\x00" in head or head.startswith(_UTF8_BOM):
+        return "not a trace: binary data, not JSON text"
+    return "not a trace: not JSON (a trace starts with '{' or '[')"
+
+
+def _first_byte(buf: Buffer) -> int | None:
+    """Where the JSON text starts, past a UTF-8 byte order mark and whitespace."""
+    i = _skip_ws(buf, 3 if bytes(buf[:3]) == _UTF8_BOM else 0, len(buf))
+    return i if i < len(buf) else None
+
+
+def _skip_ws(buf: Buffer, i: int, end: int) -> int:
+    while i < end and buf[i] in _WHITESPACE:
+        i += 1
+    return i
+
+
+def _closing_bracket(buf: Buffer) -> int | None:
+    """Index of an array-form trace's closing ']' when the data ends with it."""
+    i = len(buf) - 1
+    while i >= 0 and buf[i] in _WHITESPACE:
+        i -= 1
+    return i if i >= 0 and buf[i] == ord("]") else None
+
+
+def _boundary_after(buf: Buffer, pos: int, end: int) -> int:
+    """The end (just past the '}') of the first event that ends after `pos`, or `end`."""
+    if pos >= end:
+        return end
+    match = _SEPARATOR.search(buf, pos, end)
+    return match.start() + 1 if match else end
+
+
+def _next_event(buf: Buffer, b: int, end: int) -> int:
+    """From the end of a chunk to the '{' of the next event (or `end`)."""
+    match = _SEPARATOR.match(buf, b - 1, end)
+    return match.end() - 1 if match else end
+
+

@@ -1,0 +1,89 @@
+"""What `trace-tui info` reports: the loaded trace summarised for people or scripts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .text import printable
+from .trace import Trace
+
+# deviceProperties fields worth showing; the rest stay in the file.
+_DEVICE_FIELDS = ("id", "name", "totalGlobalMem", "computeMajor", "computeMinor", "numSms")
+
+
+def summary(trace: Trace) -> dict[str, Any]:
+    """A JSON-ready summary; its keys are documented in the README."""
+    fmt = trace.format
+    return {
+        "path": trace.path,
+        "chosen_from": fmt.chosen_from,
+        "format": {"form": fmt.form, "gzip": fmt.gzip, "truncated": fmt.truncated},
+        "events_by_phase": dict(sorted(trace.events_by_phase.items())),
+        "slices": len(trace.slices),
+        "span_ns": trace.span_ns,
+        "base_time_ns": trace.base_time_ns,
+        "display_time_unit": trace.display_time_unit,
+        "devices": [{k: d[k] for k in _DEVICE_FIELDS if k in d} for d in trace.devices],
+        "flows": {
+            "events": sum(trace.events_by_phase.get(ph, 0) for ph in "stf"),
+            "launch_links": len(trace.launches),
+            "other_links": len(trace.flows),
+        },
+        "skipped": dict(trace.skipped.most_common()),
+        "adjusted": dict(trace.adjusted.most_common()),
+        "lanes": [
+            {
+                "process": trace.processes[lane.process].name,
+                "pid": lane.pid,
+                "tid": lane.tid,
+                "name": lane.name,
+                "kind": lane.kind,
+                "slices": lane.slice_count,
+                "max_depth": lane.levels,
+                "rows": lane.rows,
+            }
+            for lane in trace.lanes
+        ],
+    }
+
+
+def format_duration(ns: int | float) -> str:
+    """A duration in the unit that reads best: 812 ns, 4.20 us, 13.5 ms, 2.01 s."""
+    value = float(ns)
+    for unit, size in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(value) >= size:
+            scaled = value / size
+            return f"{scaled:.3g} {unit}" if scaled < 100 else f"{scaled:.0f} {unit}"
+    return f"{value:.0f} ns"
+
+
+def report(info: dict[str, Any]) -> str:
+    """The summary as text for a terminal."""
+    fmt = info["format"]
+    form = f"{fmt['form']} form" + (", gzip" if fmt["gzip"] else "")
+    form += ", TRUNCATED (the writer stopped early)" if fmt["truncated"] else ""
+    lines = [f"{info['path']}" + (f"  (newest in {info['chosen_from']})"
+                                   if info["chosen_from"] else ""),
+             f"format     {form}",
+             f"span       {format_duration(info['span_ns'])}, {info['slices']} slices",
+             "events     " + ", ".join(f"{ph or '(none)'}: {n}"
+                                      for ph, n in info["events_by_phase"].items())]
+    if info["devices"]:
+        counts = Counter(str(d.get("name", d.get("id", "?"))) for d in info["devices"])
+        names = ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items())
+        lines.append(f"devices    {names}")
+    flows = info["flows"]
+    lines.append(f"flows      {flows['events']} flow events: {flows['launch_links']} launch links,"
+                 f" {flows['other_links']} other links")
+    for title, counts in (("skipped", info["skipped"]), ("adjusted", info["adjusted"])):
+        if counts:
+            total = sum(counts.values())
+            detail = "; ".join(f"{n} {reason}" for reason, n in counts.items())
+            lines.append(f"{title:<10} {total} events: {detail}")
+    lines.append("lanes")
+    width = max((len(lane["process"]) for lane in info["lanes"]), default=0)
+    for lane in info["lanes"]:
+        lines.append(f"  {lane['process']:<{width}}  {lane['kind']:<5}  {lane['name']:<32}  "
+                     f"{lane['slices']:>8} slices  depth {lane['max_depth']}")
+    return "\n".join(printable(line) for line in lines)

@@ -1,0 +1,72 @@
+"""Naming lanes and processes as users know them, and ordering them as Perfetto does."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .patterns import STREAM_TID
+
+ASYNC_TID = "async"
+
+
+@dataclass(frozen=True)
+class LaneKey:
+    """What the loader knows of a lane before it is placed."""
+
+    pid: int | str
+    tid: int | str
+    kind: str  # "cpu", "gpu" or "async"
+
+
+def _ident_key(v: int | str) -> tuple[int, int, str]:
+    return (0, v, "") if isinstance(v, int) else (1, 0, v)
+
+
+def process_name(pid: int | str, is_device: bool, meta: dict[str, Any]) -> str:
+    """`GPU 0` for devices (Kineto's label), `process 1234 (python3)` for hosts."""
+    label = meta.get("labels")
+    name = meta.get("name")
+    if is_device:
+        if label and label != "CPU":
+            return str(label)
+        return f"GPU {pid}" if isinstance(pid, int) else str(pid)
+    if isinstance(pid, str):
+        return pid if not name or name == pid else f"{pid} ({name})"
+    return f"process {pid} ({name})" if name else f"process {pid}"
+
+
+def lane_name(key: LaneKey, meta: dict[str, Any]) -> str:
+    """`thread 1234 (python)`, `stream 7`, or the writer's own name for string tids."""
+    name = str(meta["name"]).strip() if meta.get("name") else None
+    if key.kind == "async":
+        return "async"
+    if key.kind == "gpu":
+        if isinstance(key.tid, str):
+            return key.tid
+        return name if name else f"stream {key.tid}"
+    if isinstance(key.tid, str):
+        return key.tid if not name or name == key.tid else f"{key.tid} ({name})"
+    if name and str(key.tid) in name:
+        return name  # Kineto already writes "thread 1234 (python3)"
+    return f"thread {key.tid} ({name})" if name else f"thread {key.tid}"
+
+
+def process_order(
+    pid: int | str, is_device: bool, meta: dict[str, Any]
+) -> tuple[int, float, tuple[int, int, str]]:
+    """Host processes first, then devices; inside each, the writer's sort index, then pid."""
+    sort_index = meta.get("sort_index")
+    return (int(is_device), float(sort_index) if sort_index is not None else 0.0, _ident_key(pid))
+
+
+def lane_order(key: LaneKey, meta: dict[str, Any]) -> tuple[int, int, float, tuple[int, int, str]]:
+    """CPU threads, then GPU streams, then async rows; then the sort index, then the id."""
+    kind_rank = {"cpu": 0, "gpu": 1, "async": 2}[key.kind]
+    sort_index = meta.get("sort_index")
+    tid = key.tid
+    stream = STREAM_TID.match(tid) if isinstance(tid, str) else None
+    tid_key = _ident_key(int(stream.group(1))) if stream else _ident_key(tid)
+    if sort_index is None:
+        return (kind_rank, 1, 0.0, tid_key)
+    return (kind_rank, 0, float(sort_index), tid_key)

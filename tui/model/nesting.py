@@ -1,0 +1,78 @@
+"""Nesting depth and parents of the slices of one lane.
+
+Real traces have equal starts, zero durations and partial overlaps (a `Stream Sync` that outlasts
+the memcpy it started in, rounding in older writers). A slice that fits inside the innermost open
+slice becomes its child; one that starts inside it but ends after it cannot nest, so it goes on an
+extra row below the lane's nesting rows instead of being dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+
+@dataclass(frozen=True)
+class Nesting:
+    """Row and parent (lane-local, -1 for none) of each slice, and the lane's shape."""
+
+    depth: npt.NDArray[np.int16]
+    parent: npt.NDArray[np.int32]
+    levels: int  # nesting levels (1 when nothing nests)
+    rows: int  # levels plus the extra rows of overlapping slices
+
+
+def nest(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting:
+    """Nest one lane's slices, sorted by start and then longest first."""
+    n = len(start)
+    depth = np.zeros(n, np.int64)
+    parent = np.full(n, -1, np.int64)
+    if n == 0:
+        return Nesting(depth.astype(np.int16), parent.astype(np.int32), 0, 0)
+    starts = start.tolist()
+    ends = (start + dur).tolist()
+    depths = [0] * n
+    parents = [-1] * n
+    overlapping: list[int] = []
+    stack: list[int] = []  # open slices, innermost last
+    stack_ends: list[int] = []
+    for i in range(n):
+        s = starts[i]
+        while stack_ends and stack_ends[-1] <= s:
+            stack.pop()
+            stack_ends.pop()
+        e = ends[i]
+        if stack_ends and e > stack_ends[-1]:
+            overlapping.append(i)
+            continue
+        if stack:
+            parents[i] = stack[-1]
+        depths[i] = len(stack)
+        stack.append(i)
+        stack_ends.append(e)
+    depth[:] = depths
+    parent[:] = parents
+    levels = int(depth.max()) + 1
+    rows = _pack_rows(overlapping, starts, ends, depth, levels) if overlapping else levels
+    if rows > np.iinfo(np.int16).max:
+        raise OverflowError("lane nests deeper than 32767 rows")
+    return Nesting(depth.astype(np.int16), parent.astype(np.int32), levels, rows)
+
+
+def _pack_rows(
+    rows_of: list[int], starts: list[int], ends: list[int], depth: npt.NDArray[np.int64], first: int
+) -> int:
+    """Give each overlapping slice the first extra row that is free at its start."""
+    row_ends: list[int] = []
+    for i in rows_of:
+        for r, row_end in enumerate(row_ends):
+            if row_end <= starts[i]:
+                row_ends[r] = ends[i]
+                depth[i] = first + r
+                break
+        else:
+            depth[i] = first + len(row_ends)
+            row_ends.append(ends[i])
+    return first + len(row_ends)

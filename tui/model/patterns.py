@@ -1,0 +1,54 @@
+"""What event categories and names mean, kept in one place (as HTA keeps its named patterns)."""
+
+from __future__ import annotations
+
+import re
+
+# Categories of work that runs on a device stream (lower-cased before lookup).
+DEVICE_CATEGORIES = frozenset(
+    {
+        "kernel",
+        "gpu_memcpy",
+        "gpu_memset",
+        "gpu_user_annotation",
+        "memcpy",  # 2021 Kineto wrote Kernel/Memcpy/Memset
+        "memset",
+        "mtia_ccp_events",
+        "cuda_sync",  # CUPTI's record of a stream/context/event sync, written on the device
+    }
+)
+# GPU work proper (what an idle gap is measured against), as opposed to annotations.
+GPU_WORK_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"})
+
+# CPU-side calls into the runtime or driver; their `correlation` arg names the GPU work.
+RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "mtia_runtime"})
+
+# Host-side events that torch's key_averages() counts as ops (2021 Kineto: Operator, Runtime).
+HOST_OP_CATEGORIES = frozenset(
+    {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"}
+)
+# key_averages() folds every ProfilerStep#N into one row under this name.
+PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
+PROFILER_STEP_ROW = "ProfilerStep*"
+
+# Flow categories that join a CPU launch to the GPU work it started, newest first.
+LAUNCH_FLOW_CATEGORIES = frozenset({"ac2g", "async", "async_gpu", "async_cpu_to_gpu"})
+
+# Runtime calls that start GPU work (CUDA runtime and driver, HIP, graph launches, async copies).
+LAUNCH_NAME = re.compile(
+    r"^(cuda|cu|hip|hipExt)(LaunchKernel|LaunchKernelEx|LaunchKernelExC|LaunchCooperativeKernel"
+    r"|ModuleLaunchKernel|GraphLaunch|Memcpy\w*Async|Memset\w*Async|Memcpy|Memset)(_ptsz|_v\d+)?$"
+)
+
+# Kineto's 2021 writer put stream lanes on string tids such as "stream 7".
+STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)
+
+
+def is_device_category(cat: str) -> bool:
+    """Whether a slice of this category runs on a device stream."""
+    return cat.lower() in DEVICE_CATEGORIES
+
+
+def is_runtime_category(cat: str) -> bool:
+    """Whether a slice of this category is a host call into the GPU runtime or driver."""
+    return cat.lower() in RUNTIME_CATEGORIES

@@ -1,0 +1,121 @@
+"""Finding the trace file a path names, and reading its bytes (gzip detected by content)."""
+
+from __future__ import annotations
+
+import mmap
+import os
+import stat
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from .errors import TraceError
+
+GZIP_MAGIC = b"\x1f\x8b"
+# What tensorboard_trace_handler writes, then any JSON a user dropped into the folder.
+_FOLDER_PATTERNS = (("*.pt.trace.json", "*.pt.trace.json.gz"), ("*.json", "*.json.gz"))
+_READ_BLOCK = 1 << 20
+_GZIP_WBITS = 16 + zlib.MAX_WBITS
+
+Buffer = bytes | bytearray | mmap.mmap
+
+
+@dataclass(frozen=True)
+class Source:
+    """The bytes of one trace file, ready to decode.
+
+    Attributes:
+        path: the file that was read (inside the folder, when a folder was named).
+        data: the decoded-from-gzip or memory-mapped bytes; kept open for lazy args.
+        gzip: whether the file was gzip-compressed.
+        gzip_truncated: whether the gzip stream ended before its end marker.
+        chosen_from: the folder the file was picked from, if any.
+    """
+
+    path: str
+    data: Buffer
+    gzip: bool
+    gzip_truncated: bool
+    chosen_from: str | None = None
+
+
+def list_traces(folder: str | os.PathLike[str]) -> list[Path]:
+    """The trace files in a folder, newest first (the profiler's own names win over other JSON)."""
+    root = Path(folder)
+    for patterns in _FOLDER_PATTERNS:
+        found = {p for pattern in patterns for p in root.glob(pattern) if p.is_file()}
+        if found:
+            return sorted(found, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    return []
+
+
+def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
+    """The file to open for `path`, and the folder it was chosen from when `path` is a folder."""
+    p = Path(path)
+    try:
+        st = p.stat()
+    except FileNotFoundError:
+        raise TraceError(str(path), "no such file or folder") from None
+    except OSError as e:
+        raise TraceError(str(path), f"cannot read: {e.strerror or e}") from None
+    if stat.S_ISDIR(st.st_mode):
+        traces = list_traces(p)
+        if not traces:
+            raise TraceError(str(path), "folder holds no *.pt.trace.json[.gz] or *.json[.gz] files")
+        return traces[0], str(p)
+    return p, None
+
+
+def read_source(path: str | os.PathLike[str]) -> Source:
+    """Open the trace at `path` (a file or a tensorboard_trace_handler folder) for decoding."""
+    file, folder = resolve(path)
+    name = str(file)
+    try:
+        with open(file, "rb") as f:
+            head = f.read(2)
+            if head == GZIP_MAGIC:
+                f.seek(0)
+                data, truncated = _gunzip(f, name)
+                return Source(name, data, True, truncated, folder)
+            size = os.fstat(f.fileno()).st_size
+            if size == 0:
+                raise TraceError(name, "file is empty")
+            try:
+                mapped: Buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (OSError, ValueError):
+                # Not mappable (a pipe, a special file): read it instead.
+                f.seek(0)
+                mapped = f.read()
+            return Source(name, mapped, False, False, folder)
+    except IsADirectoryError:
+        raise TraceError(name, "is a folder") from None
+    except PermissionError:
+        raise TraceError(name, "permission denied") from None
+    except OSError as e:
+        raise TraceError(name, f"cannot read: {e.strerror or e}") from None
+
+
+def _gunzip(f: BinaryIO, name: str) -> tuple[bytearray, bool]:
+    """Decompress a (possibly multi-member, possibly cut-off) gzip stream into one buffer.
+
+    Returns the bytes and whether the stream stopped before its end marker (a crashed writer).
+    """
+    out = bytearray()
+    d = zlib.decompressobj(_GZIP_WBITS)
+    try:
+        while block := f.read(_READ_BLOCK):
+            while block:
+                if d.eof:
+                    if not block.startswith(GZIP_MAGIC):
+                        return out, False  # padding after the last member is harmless
+                    d = zlib.decompressobj(_GZIP_WBITS)
+                out += d.decompress(block)
+                block = d.unused_data
+    except zlib.error as e:
+        if not out:
+            raise TraceError(name, f"corrupt gzip data ({e})") from None
+        return out, True
+    if not out:
+        raise TraceError(name, "gzip file holds no data")
+    return out, not d.eof

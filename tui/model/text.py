@@ -1,0 +1,18 @@
+"""Making text from a trace safe to show: nothing in it may act on the terminal."""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls, DEL, and the bidirectional overrides and isolates that reorder text.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """`text` with every control character shown as an escape (`\\x1b`, `\\u202e`)."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"

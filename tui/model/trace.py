@@ -1,0 +1,188 @@
+"""The loaded trace: columnar slices grouped into lanes, links, instants, counters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .decode import decode_args, raw_args
+from .source import Buffer
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+I16 = npt.NDArray[np.int16]
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Slices:
+    """Every slice of the trace, sorted by lane, then start, then longest first.
+
+    Slice i of lane L is row `L.lo + k`; `event` points back into the file for lazy args.
+    """
+
+    start: I64  # ns from the trace start
+    dur: I64  # ns
+    depth: I16  # row inside its lane (overlapping slices go below the nesting rows)
+    parent: I32  # enclosing slice, or -1
+    name: I32  # into Trace.names
+    cat: I32  # into Trace.categories
+    event: I64  # index of the event in the file's event array
+
+    def __len__(self) -> int:
+        return len(self.start)
+
+    @property
+    def end(self) -> I64:
+        return self.start + self.dur
+
+
+@dataclass(frozen=True)
+class Lane:
+    """One row group: a CPU thread, a GPU stream, or a process's async events."""
+
+    index: int
+    process: int  # into Trace.processes
+    pid: int | str
+    tid: int | str
+    name: str
+    kind: str  # "cpu", "gpu" or "async"
+    lo: int  # its slices are Trace.slices rows [lo, hi)
+    hi: int
+    levels: int  # nesting levels (1 when nothing nests, 0 when empty)
+    rows: int  # levels plus the extra rows that partly overlapping slices need
+
+    @property
+    def slice_count(self) -> int:
+        return self.hi - self.lo
+
+
+@dataclass(frozen=True)
+class Process:
+    """A process (or a device) and the lanes under it, in display order."""
+
+    index: int
+    pid: int | str
+    name: str
+    is_device: bool
+    lanes: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Links:
+    """Pairs of slices: a CPU launch and the GPU work it started, or any other flow."""
+
+    src: I32
+    dst: I32
+    cat: I32  # into Trace.categories
+
+    def __len__(self) -> int:
+        return len(self.src)
+
+
+@dataclass(frozen=True)
+class Instants:
+    """Instant events; `lane` is -1 for process- and global-scoped ones."""
+
+    ts: I64
+    lane: I32
+    process: I32  # -1 for global scope
+    name: I32
+    event: I64
+
+
+@dataclass(frozen=True)
+class CounterSeries:
+    """One counter series: a `C` event's name and one of its args keys, over time."""
+
+    process: int
+    name: str
+    ts: I64
+    values: F64
+
+
+@dataclass(frozen=True)
+class ChunkTable:
+    """Byte ranges of the decoded chunks, to find one event's args again."""
+
+    start: I64
+    end: I64
+    first: I64
+
+
+@dataclass(frozen=True)
+class Format:
+    """How the file was written."""
+
+    form: str  # "object" or "array"
+    gzip: bool
+    truncated: bool
+    chosen_from: str | None  # the folder the file was picked from
+
+
+@dataclass
+class Trace:
+    """A loaded trace. Times are int64 ns relative to `origin_us` (the earliest timestamp)."""
+
+    path: str
+    format: Format
+    names: list[str]
+    categories: list[str]
+    processes: list[Process]
+    lanes: list[Lane]
+    slices: Slices
+    launches: Links
+    flows: Links
+    instants: Instants
+    counters: list[CounterSeries]
+    origin_us: float
+    span_ns: int
+    base_time_ns: int | None  # absolute time of t=0, when the trace says
+    display_time_unit: str | None
+    devices: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    events_by_phase: Counter[str]
+    skipped: Counter[str]
+    adjusted: Counter[str]
+    _buffer: Buffer = field(repr=False)
+    _chunks: ChunkTable = field(repr=False)
+
+    def lane_of(self, row: int) -> Lane:
+        """The lane holding slice `row`."""
+        los = [lane.lo for lane in self.lanes]
+        return self.lanes[int(np.searchsorted(los, row, side="right")) - 1]
+
+    def slice_name(self, row: int) -> str:
+        return self.names[int(self.slices.name[row])]
+
+    def args_of_event(self, event: int) -> Any:
+        """The decoded args of event `event` (decoded now, not at load)."""
+        c = int(np.searchsorted(self._chunks.first, event, side="right")) - 1
+        if c < 0:
+            return None
+        raw = raw_args(
+            self._buffer,
+            int(self._chunks.start[c]),
+            int(self._chunks.end[c]),
+            event - int(self._chunks.first[c]),
+        )
+        return None if raw is None else decode_args(raw)
+
+    def args(self, row: int) -> Any:
+        """The args of slice `row`."""
+        return self.args_of_event(int(self.slices.event[row]))
+
+    def nbytes(self) -> int:
+        """Bytes held by the columnar model (not the interned strings or the file buffer)."""
+        arrays: list[Any] = [
+            *vars(self.slices).values(),
+            *vars(self.launches).values(),
+            *vars(self.flows).values(),
+            *vars(self.instants).values(),
+        ]
+        total = sum(a.nbytes for a in arrays)
+        return total + sum(c.ts.nbytes + c.values.nbytes for c in self.counters)
