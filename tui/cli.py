@@ -1,0 +1,113 @@
+"""Command line: `trace-tui [FILE|FOLDER]`, `trace-tui info FILE [--json]`, `--list FOLDER`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import orjson
+
+from tui.model import TraceError, list_traces, load_trace
+from tui.model.info import report, summary
+from tui.model.source import resolve
+from tui.model.text import printable
+
+if TYPE_CHECKING:
+    from tui.app import TraceApp
+
+PROG = "trace-tui"
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
+DEFAULT_SAMPLE = "matmul_64_cpu.pt.trace.json.gz"
+
+
+def default_sample() -> Path:
+    """The trace opened when no file is named: one our own backend made."""
+    return SAMPLES / DEFAULT_SAMPLE
+
+
+def make_app(path: str | Path) -> TraceApp:
+    """The viewer for one trace (tests drive this with Pilot)."""
+    from tui.app import TraceApp
+
+    return TraceApp(str(path))
+
+
+def _fail(message: str, code: int = 1) -> int:
+    print(f"{PROG}: {printable(message)}", file=sys.stderr)
+    return code
+
+
+def _view_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="View a PyTorch profiler (Chrome format) trace in the terminal.",
+        epilog="Also: trace-tui info FILE [--json] prints what was loaded.",
+    )
+    parser.add_argument("path", nargs="?", help="trace file (.json, .json.gz) or a "
+                        "tensorboard_trace_handler folder; default: a bundled sample")
+    parser.add_argument("--list", action="store_true",
+                        help="list the traces in the folder, newest first, and exit")
+    return parser
+
+
+def _info_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=f"{PROG} info",
+                                     description="Print what a trace holds, as loaded.")
+    parser.add_argument("path", help="trace file or folder")
+    parser.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "info":
+        return _info(args[1:])
+    try:
+        opts = _view_parser().parse_args(args)
+    except SystemExit as e:
+        return int(e.code or 0)
+    path = opts.path or str(default_sample())
+    if opts.list:
+        return _list(path)
+    try:
+        resolve(path)  # cheap checks before the terminal is taken over
+    except TraceError as e:
+        return _fail(str(e))
+    app = make_app(path)
+    app.run()
+    if app.load_error is not None:
+        return _fail(app.load_error)
+    return app.return_code or 0
+
+
+def _info(args: list[str]) -> int:
+    try:
+        opts = _info_parser().parse_args(args)
+    except SystemExit as e:
+        return int(e.code or 0)
+    try:
+        trace = load_trace(opts.path)
+    except TraceError as e:
+        return _fail(str(e))
+    info = summary(trace)
+    if opts.json:
+        sys.stdout.buffer.write(orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+        sys.stdout.buffer.write(b"\n")
+    else:
+        print(report(info))
+    return 0
+
+
+
+def _list(path: str) -> int:
+    if not Path(path).is_dir():
+        return _fail(f"{path}: --list needs a folder", 2)
+    traces = list_traces(path)
+    if not traces:
+        return _fail(f"{path}: folder holds no *.pt.trace.json[.gz] or *.json[.gz] files")
+    for i, trace in enumerate(traces):
+        print(printable(str(trace)) + ("  (newest, opened by default)" if i == 0 else ""))
+    return 0

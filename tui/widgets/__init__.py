@@ -1,0 +1,1 @@
+"""One widget per module; widgets only paint what the model computed."""

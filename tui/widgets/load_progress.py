@@ -1,0 +1,28 @@
+"""LoadProgress: bytes read and events decoded while a trace loads."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import ProgressBar, Static
+
+from tui.model.text import printable
+
+
+class LoadProgress(Vertical):
+    """What the loader has done so far."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__()
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(f"Loading {printable(self.path)}"), id="load-title")
+        yield ProgressBar(total=100, show_eta=True, id="load-bar")
+        yield Static(Text(""), id="load-detail")
+
+    def update_progress(self, done: int, total: int, events: int) -> None:
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+        detail = f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {events:,} events"
+        self.query_one("#load-detail", Static).update(Text(detail))
