@@ -1,0 +1,1 @@
+"""Profiling backend: runs workloads under torch.profiler and exports Chrome traces."""

@@ -1,0 +1,1 @@
+"""The workloads, one module each."""
