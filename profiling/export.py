@@ -121,6 +121,7 @@ def profile_workload(
                 prof.step()
         if not tables:
             raise ProfilingError("the profiler produced no trace")
+        os.chmod(tmp_name, 0o666 & ~_umask())  # mkstemp made it private; a trace is not
         os.replace(tmp_name, out)
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
@@ -142,6 +143,12 @@ def _totals(avg: object) -> OpTotals:
         get("self_device_time_total", "self_cuda_time_total"),
         get("device_time_total", "cuda_time_total"),
     )
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _suffix(out: Path) -> str:

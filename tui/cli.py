@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 PROG = "trace-tui"
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
-DEFAULT_SAMPLE = "matmul_64_cpu.pt.trace.json.gz"
+DEFAULT_SAMPLE = "transformer_128_cpu.pt.trace.json.gz"
 
 
 def default_sample() -> Path:
