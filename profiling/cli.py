@@ -12,20 +12,30 @@ PROG = "trace-profile"
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description="Profile a PyTorch workload and export a "
-                                "Chrome trace that trace-tui opens.")
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Profile a PyTorch workload and export a Chrome trace that trace-tui opens.",
+    )
     p.add_argument("workload", nargs="?", help="one of: " + ", ".join(WORKLOADS))
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
-    p.add_argument("--size", help="problem size N (matmul: NxN); 'pair' runs matmul at "
-                   f"{PAIR_SIZES[0]} and {PAIR_SIZES[1]}; several sizes may be given as 64,1024")
+    p.add_argument(
+        "--size",
+        help="problem size N (matmul: NxN); 'pair' runs matmul at "
+        f"{PAIR_SIZES[0]} and {PAIR_SIZES[1]}; several sizes may be given as 64,1024",
+    )
     p.add_argument("--device", default="auto", choices=("auto", "cpu", "cuda"))
     p.add_argument("--steps", type=int, default=3, help="active (recorded) steps")
     p.add_argument("--warmup", type=int, default=1, help="warm-up steps before recording")
-    p.add_argument("--out", help="trace path (.json or .json.gz); default WORKLOAD_SIZE_DEVICE"
-                   ".pt.trace.json.gz here")
+    p.add_argument(
+        "--out",
+        help="trace path (.json or .json.gz); default WORKLOAD_SIZE_DEVICE.pt.trace.json.gz here",
+    )
     p.add_argument("--table", action="store_true", help="print the key_averages table")
-    p.add_argument("--sort", help="table sort key, e.g. cuda_time_total, cpu_time_total, "
-                   "self_cpu_time_total (default: CUDA time on a GPU, else CPU time)")
+    p.add_argument(
+        "--sort",
+        help="table sort key, e.g. cuda_time_total, cpu_time_total, "
+        "self_cpu_time_total (default: CUDA time on a GPU, else CPU time)",
+    )
     p.add_argument("--record-shapes", action="store_true")
     p.add_argument("--profile-memory", action="store_true")
     p.add_argument("--with-stack", action="store_true")
@@ -74,25 +84,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from .export import ProfilingError, profile_workload
     except ImportError:
-        return _fail("torch is not installed; install the profiling extra: "
-                     "pip install 'trace-tui[profiling]'")
+        return _fail(
+            "torch is not installed; install the profiling extra: "
+            "pip install 'trace-tui[profiling]'"
+        )
     written = []
     for size in sizes:
         info = WORKLOADS[opts.workload]
-        out = opts.out or (f"{opts.workload}_{size or info.default_size}_"
-                           f"{_device_word(opts.device)}.pt.trace.json.gz")
+        out = opts.out or (
+            f"{opts.workload}_{size or info.default_size}_"
+            f"{_device_word(opts.device)}.pt.trace.json.gz"
+        )
         try:
             result = profile_workload(
-                opts.workload, out, device=opts.device, steps=opts.steps, size=size,
-                warmup=opts.warmup, record_shapes=opts.record_shapes,
-                profile_memory=opts.profile_memory, with_stack=opts.with_stack, sort_by=opts.sort,
+                opts.workload,
+                out,
+                device=opts.device,
+                steps=opts.steps,
+                size=size,
+                warmup=opts.warmup,
+                record_shapes=opts.record_shapes,
+                profile_memory=opts.profile_memory,
+                with_stack=opts.with_stack,
+                sort_by=opts.sort,
             )
         except ProfilingError as e:
             return _fail(str(e))
         except OSError as e:
             return _fail(f"{out}: cannot write the trace: {e.strerror or e}")
-        print(f"{result.path}: {result.workload} size {result.size} on {result.device}, "
-              f"{result.active_steps} active steps (torch {result.torch_version})")
+        print(
+            f"{result.path}: {result.workload} size {result.size} on {result.device}, "
+            f"{result.active_steps} active steps (torch {result.torch_version})"
+        )
         if opts.table:
             print(result.table)
         written.append(str(result.path))

@@ -48,8 +48,10 @@ def pick_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cuda" and not torch.cuda.is_available():
-        raise ProfilingError("--device cuda: no CUDA device is available (torch "
-                             f"{torch.__version__}, built {'with' if torch.version.cuda else 'without'} CUDA)")
+        raise ProfilingError(
+            "--device cuda: no CUDA device is available (torch "
+            f"{torch.__version__}, built {'with' if torch.version.cuda else 'without'} CUDA)"
+        )
     if device not in ("cpu", "cuda"):
         raise ProfilingError(f"unknown device {device!r}; use auto, cpu or cuda")
     return torch.device(device)
@@ -99,8 +101,9 @@ def profile_workload(
     def ready(prof: profile) -> None:
         prof.export_chrome_trace(tmp_name)
         averages = prof.key_averages()
-        tables.append((averages.table(sort_by=sort_by, row_limit=row_limit),
-                       [_totals(a) for a in averages]))
+        tables.append(
+            (averages.table(sort_by=sort_by, row_limit=row_limit), [_totals(a) for a in averages])
+        )
 
     try:
         with profile(
@@ -138,8 +141,10 @@ def _totals(avg: object) -> OpTotals:
         return 0.0
 
     return OpTotals(
-        str(getattr(avg, "key", "")), int(getattr(avg, "count", 0)),
-        get("self_cpu_time_total"), get("cpu_time_total"),
+        str(getattr(avg, "key", "")),
+        int(getattr(avg, "count", 0)),
+        get("self_cpu_time_total"),
+        get("cpu_time_total"),
         get("self_device_time_total", "self_cuda_time_total"),
         get("device_time_total", "cuda_time_total"),
     )

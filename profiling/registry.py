@@ -25,14 +25,27 @@ class WorkloadInfo:
 WORKLOADS: dict[str, WorkloadInfo] = {
     w.name: w
     for w in (
-        WorkloadInfo("matmul", "x @ w + b on NxN matrices: overhead-bound when small, "
-                     "compute-bound when large", "profiling.workloads.matmul", 64),
-        WorkloadInfo("linear", "one nn.Linear forward on a batch of 64", "profiling.workloads.linear",
-                     512),
-        WorkloadInfo("mlp", "a Linear+GELU stack: forward, backward and an SGD step",
-                     "profiling.workloads.mlp", 256),
-        WorkloadInfo("transformer", "a small decoder-only transformer: prefill, then decode with "
-                     "a KV cache", "profiling.workloads.transformer", 128),
+        WorkloadInfo(
+            "matmul",
+            "x @ w + b on NxN matrices: overhead-bound when small, compute-bound when large",
+            "profiling.workloads.matmul",
+            64,
+        ),
+        WorkloadInfo(
+            "linear", "one nn.Linear forward on a batch of 64", "profiling.workloads.linear", 512
+        ),
+        WorkloadInfo(
+            "mlp",
+            "a Linear+GELU stack: forward, backward and an SGD step",
+            "profiling.workloads.mlp",
+            256,
+        ),
+        WorkloadInfo(
+            "transformer",
+            "a small decoder-only transformer: prefill, then decode with a KV cache",
+            "profiling.workloads.transformer",
+            128,
+        ),
     )
 }
 

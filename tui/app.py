@@ -95,5 +95,7 @@ class TraceApp(App[None]):
     async def on_trace_app_trace_loaded(self, message: TraceLoaded) -> None:
         self.trace = message.trace
         await self.query_one(LoadProgress).remove()
-        await self.mount(TraceSummary(message.trace), LaneTable(message.trace), before=self.query_one(Footer))
+        await self.mount(
+            TraceSummary(message.trace), LaneTable(message.trace), before=self.query_one(Footer)
+        )
         self.query_one(LaneTable).focus()

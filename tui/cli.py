@@ -12,7 +12,7 @@ import orjson
 
 from tui.model import TraceError, list_traces, load_trace
 from tui.model.info import report, summary
-from tui.model.source import resolve
+from tui.model.source import check_start
 from tui.model.text import printable
 
 if TYPE_CHECKING:
@@ -46,16 +46,22 @@ def _view_parser() -> argparse.ArgumentParser:
         description="View a PyTorch profiler (Chrome format) trace in the terminal.",
         epilog="Also: trace-tui info FILE [--json] prints what was loaded.",
     )
-    parser.add_argument("path", nargs="?", help="trace file (.json, .json.gz) or a "
-                        "tensorboard_trace_handler folder; default: a bundled sample")
-    parser.add_argument("--list", action="store_true",
-                        help="list the traces in the folder, newest first, and exit")
+    parser.add_argument(
+        "path",
+        nargs="?",
+        help="trace file (.json, .json.gz) or a "
+        "tensorboard_trace_handler folder; default: a bundled sample",
+    )
+    parser.add_argument(
+        "--list", action="store_true", help="list the traces in the folder, newest first, and exit"
+    )
     return parser
 
 
 def _info_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"{PROG} info",
-                                     description="Print what a trace holds, as loaded.")
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} info", description="Print what a trace holds, as loaded."
+    )
     parser.add_argument("path", help="trace file or folder")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     return parser
@@ -73,9 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if opts.list:
         return _list(path)
     try:
-        resolve(path)  # cheap checks before the terminal is taken over
+        check_start(path)  # cheap checks before the terminal is taken over
     except TraceError as e:
         return _fail(str(e))
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return _fail("the viewer needs a terminal; for text output use: trace-tui info FILE", 2)
     app = make_app(path)
     app.run()
     if app.load_error is not None:
@@ -94,12 +102,13 @@ def _info(args: list[str]) -> int:
         return _fail(str(e))
     info = summary(trace)
     if opts.json:
-        sys.stdout.buffer.write(orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS))
+        sys.stdout.buffer.write(
+            orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
+        )
         sys.stdout.buffer.write(b"\n")
     else:
         print(report(info))
     return 0
-
 
 
 def _list(path: str) -> int:

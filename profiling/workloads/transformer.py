@@ -56,7 +56,10 @@ class Decoder(nn.Module):
         self.head = nn.Linear(dim, VOCAB)
 
     def forward(
-        self, tokens: torch.Tensor, start: int, caches: list[tuple[torch.Tensor, torch.Tensor]] | None
+        self,
+        tokens: torch.Tensor,
+        start: int,
+        caches: list[tuple[torch.Tensor, torch.Tensor]] | None,
     ) -> tuple[torch.Tensor, list[tuple[torch.Tensor, torch.Tensor]]]:
         positions = torch.arange(start, start + tokens.shape[1], device=tokens.device)
         x = self.embed(tokens) + self.pos(positions)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import random
 from typing import IO
 
@@ -32,7 +33,44 @@ KERNELS = [
     "cutlass::bfloat16_t, Flash_kernel_traits<128, {n}, 64, 4, cutlass::bfloat16_t> >, false, "
     "true, false, false, true, true, false, false>(flash::Flash_fwd_params)",
 ]
-EVENTS_PER_GROUP = 6  # linear, addmm, launch, flow start, kernel, flow end
+GROUPS_PER_STEP = 50  # linear > addmm > launch (+ flow start), kernel (+ flow end)
+
+
+def _line(event: dict[str, object]) -> str:
+    # Kineto writes microseconds with three decimals (nanosecond digits).
+    return json.dumps({k: round(v, 3) if isinstance(v, float) else v for k, v in event.items()})
+
+
+def _op_args(ext: int, inputs: int) -> dict[str, object]:
+    return {
+        "External id": ext,
+        "Record function id": 0,
+        "Sequence number": ext,
+        "Fwd thread id": 0,
+        "Input Dims": [[64, 64], [64, 64], [64], [], []][:inputs],
+        "Input type": ["float", "float", "float", "Scalar", "Scalar"][:inputs],
+        "Input Strides": [[64, 1], [1, 64], [1], [], []][:inputs],
+        "Concrete Inputs": ["", "", "", "1", "1"][:inputs],
+        "Ev Idx": ext,
+    }
+
+
+def _kernel_args(corr: int, stream: int) -> dict[str, object]:
+    return {
+        "External id": corr + 1,
+        "queued": 0,
+        "device": 0,
+        "context": 1,
+        "stream": stream,
+        "correlation": corr,
+        "registers per thread": 128,
+        "shared memory": 36864,
+        "blocks per SM": 0.5,
+        "warps per SM": 2.0,
+        "grid": [128, 1, 1],
+        "block": [128, 1, 1],
+        "est. achieved occupancy %": 6,
+    }
 
 
 def generate(events: int, out: IO[str], seed: int = 0) -> int:
@@ -41,7 +79,9 @@ def generate(events: int, out: IO[str], seed: int = 0) -> int:
     pid = 4242
     threads = (4242, 4250)
     streams = (7, 20)
-    out.write('{\n  "schemaVersion": 1,\n  "deviceProperties": [{"id": 0, "name": "Synthetic GPU"}],\n')
+    out.write(
+        '{\n  "schemaVersion": 1,\n  "deviceProperties": [{"id": 0, "name": "Synthetic GPU"}],\n'
+    )
     out.write('  "traceEvents": [\n')
     written = 0
     gpu_lines: list[str] = []
@@ -57,61 +97,106 @@ def generate(events: int, out: IO[str], seed: int = 0) -> int:
         written += 1
 
     for tid in threads:
-        emit(f'{{"name": "thread_name", "ph": "M", "ts": 0, "pid": {pid}, "tid": {tid}, '
-             f'"args": {{"name": "thread {tid} (python3)"}}}}')
+        emit(
+            _line(
+                {
+                    "name": "thread_name",
+                    "ph": "M",
+                    "ts": 0,
+                    "pid": pid,
+                    "tid": tid,
+                    "args": {"name": f"thread {tid} (python3)"},
+                }
+            )
+        )
     while written + len(gpu_lines) < events:
         tid = threads[step % 2]
-        groups = 50
         step_start = t
         cpu_lines: list[str] = []
-        for _ in range(groups):
-            lin = t + 1.125
-            add = lin + 2.25
+        for _ in range(GROUPS_PER_STEP):
+            lin, add = t + 1.125, t + 3.375
             launch = add + 3.5
             kstart = launch + 5.0 + rng.random() * 10
             kdur = 2.0 + rng.random() * 40
             stream = streams[corr % 2]
             kname = KERNELS[(corr // 2) % len(KERNELS)].format(n=64 << (corr % 4))
-            cpu_lines.append(
-                f'{{"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": {pid}, "tid": {tid}, '
-                f'"ts": {lin:.3f}, "dur": 20.5, "args": {{"External id": {corr}, "Record function id": 0, '
-                f'"Sequence number": {corr}, "Fwd thread id": 0, "Input Dims": [[64, 64], [64, 64], '
-                f'[64]], "Input type": ["float", "float", "float"], "Ev Idx": {corr}}}}}'
-            )
-            cpu_lines.append(
-                f'{{"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": {pid}, "tid": {tid}, '
-                f'"ts": {add:.3f}, "dur": 15.0, "args": {{"External id": {corr + 1}, '
-                f'"Input Dims": [[64, 64], [64, 64], [64], [], []], "Input type": ["float", "float", '
-                f'"float", "Scalar", "Scalar"], "Input Strides": [[64, 1], [1, 64], [1], [], []], '
-                f'"Concrete Inputs": ["", "", "", "1", "1"], "Record function id": 0, '
-                f'"Sequence number": {corr + 1}, "Fwd thread id": 0, "Ev Idx": {corr + 1}}}}}'
-            )
-            cpu_lines.append(
-                f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": {pid}, '
-                f'"tid": {tid}, "ts": {launch:.3f}, "dur": 6.25, '
-                f'"args": {{"External id": {corr + 1}, "cbid": 211, "correlation": {corr}}}}}'
-            )
-            cpu_lines.append(
-                f'{{"ph": "s", "id": {corr}, "pid": {pid}, "tid": {tid}, "ts": {launch:.3f}, '
-                f'"cat": "ac2g", "name": "ac2g"}}'
-            )
-            gpu_lines.append(
-                f'{{"ph": "X", "cat": "kernel", "name": "{kname}", "pid": 0, "tid": {stream}, '
-                f'"ts": {kstart:.3f}, "dur": {kdur:.3f}, "args": {{"External id": {corr + 1}, '
-                f'"queued": 0, "device": 0, "context": 1, "stream": {stream}, "correlation": {corr}, '
-                f'"registers per thread": 128, "shared memory": 36864, "blocks per SM": 0.5, '
-                f'"warps per SM": 2.0, "grid": [128, 1, 1], "block": [128, 1, 1], '
-                f'"est. achieved occupancy %": 6}}}}'
-            )
-            gpu_lines.append(
-                f'{{"ph": "f", "id": {corr}, "pid": 0, "tid": {stream}, "ts": {kstart:.3f}, '
-                f'"cat": "ac2g", "name": "ac2g", "bp": "e"}}'
-            )
+            cpu = {"pid": pid, "tid": tid}
+            cpu_lines += [
+                _line(
+                    {
+                        "ph": "X",
+                        "cat": "cpu_op",
+                        "name": "aten::linear",
+                        **cpu,
+                        "ts": lin,
+                        "dur": 20.5,
+                        "args": _op_args(corr, 3),
+                    }
+                ),
+                _line(
+                    {
+                        "ph": "X",
+                        "cat": "cpu_op",
+                        "name": "aten::addmm",
+                        **cpu,
+                        "ts": add,
+                        "dur": 15.0,
+                        "args": _op_args(corr + 1, 5),
+                    }
+                ),
+                _line(
+                    {
+                        "ph": "X",
+                        "cat": "cuda_runtime",
+                        "name": "cudaLaunchKernel",
+                        **cpu,
+                        "ts": launch,
+                        "dur": 6.25,
+                        "args": {"External id": corr + 1, "cbid": 211, "correlation": corr},
+                    }
+                ),
+                _line({"ph": "s", "id": corr, **cpu, "ts": launch, "cat": "ac2g", "name": "ac2g"}),
+            ]
+            gpu = {"pid": 0, "tid": stream}
+            gpu_lines += [
+                _line(
+                    {
+                        "ph": "X",
+                        "cat": "kernel",
+                        "name": kname,
+                        **gpu,
+                        "ts": kstart,
+                        "dur": kdur,
+                        "args": _kernel_args(corr, stream),
+                    }
+                ),
+                _line(
+                    {
+                        "ph": "f",
+                        "id": corr,
+                        **gpu,
+                        "ts": kstart,
+                        "cat": "ac2g",
+                        "name": "ac2g",
+                        "bp": "e",
+                    }
+                ),
+            ]
             corr += 2
             t += 25.0
         emit(
-            f'{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": {pid}, '
-            f'"tid": {tid}, "ts": {step_start:.3f}, "dur": {t - step_start + 1:.3f}, "args": {{}}}}'
+            _line(
+                {
+                    "ph": "X",
+                    "cat": "user_annotation",
+                    "name": f"ProfilerStep#{step}",
+                    "pid": pid,
+                    "tid": tid,
+                    "ts": step_start,
+                    "dur": t - step_start + 1,
+                    "args": {},
+                }
+            )
         )
         for line in cpu_lines:
             emit(line)

@@ -183,7 +183,9 @@ def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int6
         event=index,
         corr=_ints([c if type(c) is int else -1 for c in corr]),
     )
-    binds = [(k, e) for k, e in enumerate(xs) if e.bind_id is not None and (e.flow_in or e.flow_out)]
+    binds = [
+        (k, e) for k, e in enumerate(xs) if e.bind_id is not None and (e.flow_in or e.flow_out)
+    ]
     if binds:
         out.binds.add(
             row=[first_row + k for k, _ in binds],
@@ -230,8 +232,12 @@ def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) ->
             out.skipped["missing or non-numeric ts" if ph else "missing or non-string ph"] += 1
         elif ph == "B" or ph == "E":
             begin_end.append(
-                lane=out.lanes((e.pid, e.tid)), ts=e.ts, name=out.names(e.name),
-                cat=out.cats(e.cat), event=index, begin=ph == "B",
+                lane=out.lanes((e.pid, e.tid)),
+                ts=e.ts,
+                name=out.names(e.name),
+                cat=out.cats(e.cat),
+                event=index,
+                begin=ph == "B",
             )
         elif ph == "i" or ph == "I" or ph == "n":
             _instant(out, instants, e, e.ts, index)
@@ -259,8 +265,9 @@ def _instant(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> Non
         lane = out.lanes((e.pid, e.tid))
     else:
         lane = -1
-    rows.append(lane=lane, ts=ts, name=out.names(e.name), cat=out.cats(e.cat), event=index,
-                scope=scope)
+    rows.append(
+        lane=lane, ts=ts, name=out.names(e.name), cat=out.cats(e.cat), event=index, scope=scope
+    )
     out.instant_pids.append(lane_ident(e.pid) if scope != 0 else None)
 
 
@@ -271,8 +278,13 @@ def _async(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> None:
         return
     pid = lane_ident(e.pid)
     rows.append(
-        lane=out.lanes((pid, ASYNC_TID)), ts=ts, key=out.flow_keys(("async", pid, e.cat, ident)),
-        name=out.names(e.name), cat=out.cats(e.cat), event=index, begin=e.ph in ("b", "S"),
+        lane=out.lanes((pid, ASYNC_TID)),
+        ts=ts,
+        key=out.flow_keys(("async", pid, e.cat, ident)),
+        name=out.names(e.name),
+        cat=out.cats(e.cat),
+        event=index,
+        begin=e.ph in ("b", "S"),
     )
 
 

@@ -18,10 +18,9 @@ from typing import Any
 
 import msgspec
 import numpy as np
-import orjson
 
 from .errors import TraceError
-from .source import Buffer
+from .source import UTF8_BOM, Buffer, not_json_reason
 
 CHUNK_BYTES = 4 << 20
 # Between two events: the end of one object, a comma, the start of the next. A split chosen here
@@ -30,7 +29,6 @@ _SEPARATOR = re.compile(rb"\}\s*,\s*\{")
 _ERROR_BYTE = re.compile(r"\(byte (\d+)\)")
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _WHITESPACE = b" \t\r\n"
-_UTF8_BOM = b"\xef\xbb\xbf"
 # Top-level values bigger than this are not kept (viztracer embeds whole source files).
 _MAX_META_BYTES = 1 << 20
 
@@ -100,7 +98,7 @@ def locate_events(buf: Buffer, name: str) -> Layout:
         end = _closing_bracket(buf)
         return Layout("array", first + 1, end if end is not None else len(buf), end is not None)
     if lead != b"{":
-        raise TraceError(name, _not_json_reason(buf, first))
+        raise TraceError(name, not_json_reason(bytes(buf[first : first + 64])))
     try:
         top = msgspec.json.decode(buf, type=dict[str, msgspec.Raw])
     except msgspec.ValidationError:
@@ -133,13 +131,16 @@ def decode_chunks(buf: Buffer, layout: Layout, skipped: Counter[str]) -> Iterato
         while isinstance(result, _Failure) and result.at_end and b < end:
             b = _boundary_after(buf, b + 1, end)  # the cut fell inside a value: widen
             result = _try_decode(view, a, b)
-        chunks = [Chunk(a, b, first, *result)] if not isinstance(result, _Failure) else []
-        if not chunks:
-            chunks = list(_bisect(view, buf, a, b, first, skipped, state))
+        if isinstance(result, _Failure):
+            # Damage: re-cut at a boundary found by a careful scan, then go event by event.
+            b = _item_end_after(buf, a, b, end)
+            chunks = list(_salvage(view, buf, a, b, first, skipped, state))
+        else:
+            chunks = [Chunk(a, b, first, *result)]
         for chunk in chunks:
             yield chunk
             first += len(chunk.events)
-        a = _next_event(buf, b, end)
+        a = _after_comma(buf, b, end)
     layout.meta["_truncated"] = state.truncated or not layout.closed
 
 
@@ -160,7 +161,7 @@ def _args_in(buf: Buffer, start: int, end: int) -> list[bytes | None] | None:
         items = msgspec.json.decode(payload, type=list[_RawArgs])
         return [None if item.args is None else bytes(item.args) for item in items]
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        values = _loads_lenient(payload)
+        values = _loads_stdlib(payload)
         if values is None:
             return None
         return [
@@ -170,11 +171,9 @@ def _args_in(buf: Buffer, start: int, end: int) -> list[bytes | None] | None:
 
 
 def decode_args(raw: bytes) -> Any:
-    """Decode args JSON, keeping integers above 2^64 and NaN literals that orjson refuses."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return json.loads(raw)
+    """Decode one event's args exactly: the stdlib keeps integers above 2^64 (orjson makes them
+    floats) and reads NaN literals. Args are decoded one event at a time, so speed is no issue."""
+    return json.loads(raw)
 
 
 @dataclass
@@ -203,7 +202,10 @@ def _try_decode(view: memoryview, a: int, b: int) -> tuple[list[Event], bool] | 
 
 
 def _lenient(payload: bytes, error: Exception) -> tuple[list[Event], bool] | _Failure:
-    """The stdlib reads what msgspec refuses (NaN, Infinity, 1e400); a cut chunk fails at its end."""
+    """Read what msgspec refuses (NaN, Infinity, 1e400) with the stdlib.
+
+    A chunk that was cut inside a value fails at its end: that is reported, not read.
+    """
     match = _ERROR_BYTE.search(str(error))
     if str(error).startswith("Input data was truncated") or (
         match is not None and int(match.group(1)) >= len(payload) - 1
@@ -223,7 +225,7 @@ class _TailState:
     truncated: bool = False
 
 
-def _bisect(
+def _salvage(
     view: memoryview,
     buf: Buffer,
     a: int,
@@ -232,25 +234,77 @@ def _bisect(
     skipped: Counter[str],
     state: _TailState,
 ) -> Iterator[Chunk]:
-    """Decode buf[a:b] (whole events) by halves until each bad event stands alone and is skipped."""
-    result = _try_decode(view, a, b)
-    if not isinstance(result, _Failure):
-        yield Chunk(a, b, first, *result)
-        return
-    mid = _boundary_after(buf, a + (b - a) // 2, b)
-    if mid >= b:
-        mid = _boundary_after(buf, a, b)
-    if mid >= b:
-        if b == state.end and not state.closed:
+    """Decode a damaged range event by event, skipping and counting the events that fail.
+
+    Only damaged ranges come here, so a careful scan (strings and nesting tracked) replaces the
+    quick separator search that a string holding "}, {" can fool.
+    """
+    items = _split_items(buf, a, b)
+    run: list[Event] = []
+    run_start = run_end = a
+    lenient = False
+    for k, (start, end) in enumerate(items):
+        result = _try_decode(view, start, end)
+        if not isinstance(result, _Failure) and len(result[0]) == 1:
+            if not run:
+                run_start = start
+            run += result[0]
+            run_end, lenient = end, lenient or result[1]
+            continue
+        if run:
+            yield Chunk(run_start, run_end, first, run, lenient)
+            first += len(run)
+            run, lenient = [], False
+        if k == len(items) - 1 and end == state.end and not state.closed:
             skipped["incomplete last event"] += 1
             state.truncated = True
-        else:
+        elif bytes(buf[start:end]).strip(_WHITESPACE):
             skipped["malformed JSON"] += 1
-        return
-    left = list(_bisect(view, buf, a, mid, first, skipped, state))
-    yield from left
-    after = first + sum(len(c.events) for c in left)
-    yield from _bisect(view, buf, _next_event(buf, mid, b), b, after, skipped, state)
+    if run:
+        yield Chunk(run_start, run_end, first, run, lenient)
+
+
+_TOKEN = re.compile(rb'[{}\[\],"]')
+_STRING_TAIL = re.compile(rb'(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def _split_items(buf: Buffer, a: int, b: int) -> list[tuple[int, int]]:
+    """The byte ranges of the comma-separated items of array text buf[a:b]."""
+    items = []
+    start = a
+    for comma, after in _item_commas(buf, a, b):
+        items.append((start, comma))
+        start = after
+    items.append((start, b))
+    return items
+
+
+def _item_end_after(buf: Buffer, a: int, target: int, end: int) -> int:
+    """The end of the first item, counted from `a`, that ends at or after `target`."""
+    for comma, _ in _item_commas(buf, a, end):
+        if comma >= target:
+            return comma
+    return end
+
+
+def _item_commas(buf: Buffer, a: int, b: int) -> Iterator[tuple[int, int]]:
+    """The commas between items of array text buf[a:b], tracking strings and nesting."""
+    depth = 0
+    pos = a
+    while (match := _TOKEN.search(buf, pos, b)) is not None:
+        token = match.group()
+        pos = match.end()
+        if token == b'"':
+            tail = _STRING_TAIL.match(buf, pos, b)
+            if tail is None:
+                break  # an unterminated string runs to the end: one broken item
+            pos = tail.end()
+        elif token in (b"{", b"["):
+            depth += 1
+        elif token in (b"}", b"]"):
+            depth = max(depth - 1, 0)
+        elif depth == 0:  # a comma between items
+            yield match.start(), pos
 
 
 def _strip_tail(buf: Buffer, start: int, end: int) -> int:
@@ -260,15 +314,12 @@ def _strip_tail(buf: Buffer, start: int, end: int) -> int:
     return end
 
 
-def _loads_lenient(payload: bytes) -> list[Any] | None:
-    """Any JSON array the stdlib can read, or None."""
+def _loads_stdlib(payload: bytes) -> list[Any] | None:
+    """Any JSON array the stdlib can read (exact big integers, NaN), or None."""
     try:
-        items = orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        try:
-            items = json.loads(payload)
-        except (ValueError, RecursionError):
-            return None
+        items = json.loads(payload)
+    except (ValueError, RecursionError):
+        return None
     return items if isinstance(items, list) else None
 
 
@@ -282,8 +333,9 @@ def to_event(item: Any) -> Event:
         return Event(ph="")
     get = item.get
     args = get("args")
+    ph = get("ph")
     return Event(
-        ph=_text(get("ph")),
+        ph=ph if isinstance(ph, str) else "",
         name=_text(get("name")),
         cat=_text(get("cat")),
         pid=_ident(get("pid")),
@@ -406,21 +458,14 @@ def _small_meta(top: dict[str, msgspec.Raw]) -> dict[str, Any]:
 def _not_a_trace_reason(top: dict[str, msgspec.Raw]) -> str:
     keys = sorted(top)
     if {"nodes", "schema"} <= set(keys):
-        return "not a trace: this is a PyTorch Execution Trace (a graph of nodes), not a profiler trace"
+        return "not a trace: this is a PyTorch Execution Trace (a graph of nodes), not a profile"
     shown = ", ".join(keys[:6]) + (", ..." if len(keys) > 6 else "")
     return f"not a trace: the JSON object has no traceEvents list (keys: {shown or 'none'})"
 
 
-def _not_json_reason(buf: Buffer, first: int) -> str:
-    head = bytes(buf[first : first + 64])
-    if b"\x00" in head or head.startswith(_UTF8_BOM):
-        return "not a trace: binary data, not JSON text"
-    return "not a trace: not JSON (a trace starts with '{' or '[')"
-
-
 def _first_byte(buf: Buffer) -> int | None:
     """Where the JSON text starts, past a UTF-8 byte order mark and whitespace."""
-    i = _skip_ws(buf, 3 if bytes(buf[:3]) == _UTF8_BOM else 0, len(buf))
+    i = _skip_ws(buf, 3 if bytes(buf[:3]) == UTF8_BOM else 0, len(buf))
     return i if i < len(buf) else None
 
 
@@ -446,9 +491,9 @@ def _boundary_after(buf: Buffer, pos: int, end: int) -> int:
     return match.start() + 1 if match else end
 
 
-def _next_event(buf: Buffer, b: int, end: int) -> int:
-    """From the end of a chunk to the '{' of the next event (or `end`)."""
-    match = _SEPARATOR.match(buf, b - 1, end)
-    return match.end() - 1 if match else end
-
-
+def _after_comma(buf: Buffer, b: int, end: int) -> int:
+    """From the end of one item past the comma to the start of the next (or `end`)."""
+    i = _skip_ws(buf, b, end)
+    if i < end and buf[i] == ord(","):
+        i = _skip_ws(buf, i + 1, end)
+    return i

@@ -108,9 +108,7 @@ def link(group: I64, ts: I64, role: I64, row: I64) -> tuple[I64, I64, I64]:
     return src_rows[differ], dst_rows[differ], link_group[differ]
 
 
-def correlate(
-    cpu_rows: I64, cpu_corr: I64, gpu_rows: I64, gpu_corr: I64
-) -> tuple[I64, I64]:
+def correlate(cpu_rows: I64, cpu_corr: I64, gpu_rows: I64, gpu_corr: I64) -> tuple[I64, I64]:
     """Pairs (launch row, GPU row) joined by equal `correlation`, where the launch is unique."""
     if len(cpu_rows) == 0 or len(gpu_rows) == 0:
         empty = np.zeros(0, np.int64)

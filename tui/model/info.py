@@ -63,19 +63,22 @@ def report(info: dict[str, Any]) -> str:
     fmt = info["format"]
     form = f"{fmt['form']} form" + (", gzip" if fmt["gzip"] else "")
     form += ", TRUNCATED (the writer stopped early)" if fmt["truncated"] else ""
-    lines = [f"{info['path']}" + (f"  (newest in {info['chosen_from']})"
-                                   if info["chosen_from"] else ""),
-             f"format     {form}",
-             f"span       {format_duration(info['span_ns'])}, {info['slices']} slices",
-             "events     " + ", ".join(f"{ph or '(none)'}: {n}"
-                                      for ph, n in info["events_by_phase"].items())]
+    lines = [
+        f"{info['path']}" + (f"  (newest in {info['chosen_from']})" if info["chosen_from"] else ""),
+        f"format     {form}",
+        f"span       {format_duration(info['span_ns'])}, {info['slices']} slices",
+        "events     "
+        + ", ".join(f"{ph or '(none)'}: {n}" for ph, n in info["events_by_phase"].items()),
+    ]
     if info["devices"]:
         counts = Counter(str(d.get("name", d.get("id", "?"))) for d in info["devices"])
         names = ", ".join(name + (f" x{n}" if n > 1 else "") for name, n in counts.items())
         lines.append(f"devices    {names}")
     flows = info["flows"]
-    lines.append(f"flows      {flows['events']} flow events: {flows['launch_links']} launch links,"
-                 f" {flows['other_links']} other links")
+    lines.append(
+        f"flows      {flows['events']} flow events: {flows['launch_links']} launch links,"
+        f" {flows['other_links']} other links"
+    )
     for title, counts in (("skipped", info["skipped"]), ("adjusted", info["adjusted"])):
         if counts:
             total = sum(counts.values())
@@ -84,6 +87,8 @@ def report(info: dict[str, Any]) -> str:
     lines.append("lanes")
     width = max((len(lane["process"]) for lane in info["lanes"]), default=0)
     for lane in info["lanes"]:
-        lines.append(f"  {lane['process']:<{width}}  {lane['kind']:<5}  {lane['name']:<32}  "
-                     f"{lane['slices']:>8} slices  depth {lane['max_depth']}")
+        lines.append(
+            f"  {lane['process']:<{width}}  {lane['kind']:<5}  {lane['name']:<32}  "
+            f"{lane['slices']:>8} slices  depth {lane['max_depth']}"
+        )
     return "\n".join(printable(line) for line in lines)

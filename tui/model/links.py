@@ -36,15 +36,35 @@ def build_links(
     parts: list[tuple[I64, I64, I64, I64, I64]] = []  # group, ts, role, row, cat
     if len(out.flows):
         row = flowlib.bind(
-            out.flows.get("lane", np.int64), flow_ts, out.flows.get("enclosing", bool),
-            lane_lo, lane_hi, slices.start, slices.end, slices.parent.astype(np.int64),
+            out.flows.get("lane", np.int64),
+            flow_ts,
+            out.flows.get("enclosing", bool),
+            lane_lo,
+            lane_hi,
+            slices.start,
+            slices.end,
+            slices.parent.astype(np.int64),
         )
-        parts.append((out.flows.get("key", np.int64), flow_ts, out.flows.get("role", np.int64),
-                      row, out.flows.get("cat", np.int64)))
+        parts.append(
+            (
+                out.flows.get("key", np.int64),
+                flow_ts,
+                out.flows.get("role", np.int64),
+                row,
+                out.flows.get("cat", np.int64),
+            )
+        )
     if len(out.binds):
         row = x_rows[out.binds.get("row", np.int64)]
-        parts.append((out.binds.get("key", np.int64), slices.start[row],
-                      out.binds.get("role", np.int64), row, slices.cat[row].astype(np.int64)))
+        parts.append(
+            (
+                out.binds.get("key", np.int64),
+                slices.start[row],
+                out.binds.get("role", np.int64),
+                row,
+                slices.cat[row].astype(np.int64),
+            )
+        )
     empty = np.zeros(0, np.int64)
     src = dst = cat = empty
     if parts:
@@ -53,18 +73,30 @@ def build_links(
         cat_of_group = np.zeros(int(group.max()) + 1, np.int64)
         cat_of_group[group] = point_cat
         cat = cat_of_group[link_group]
-    launch_cats = [i for i, c in enumerate(out.cats.values) if str(c).lower() in LAUNCH_FLOW_CATEGORIES]
+    launch_cats = [
+        i for i, c in enumerate(out.cats.values) if str(c).lower() in LAUNCH_FLOW_CATEGORIES
+    ]
     is_launch = np.isin(cat, launch_cats) & is_gpu_lane[lane[dst]] & ~is_gpu_lane[lane[src]]
-    launches = _with_correlated(out, slices, lane, corr, is_gpu_lane,
-                                src[is_launch], dst[is_launch], cat[is_launch])
-    flows = Links(src[~is_launch].astype(np.int32), dst[~is_launch].astype(np.int32),
-                  cat[~is_launch].astype(np.int32))
+    launches = _with_correlated(
+        out, slices, lane, corr, is_gpu_lane, src[is_launch], dst[is_launch], cat[is_launch]
+    )
+    flows = Links(
+        src[~is_launch].astype(np.int32),
+        dst[~is_launch].astype(np.int32),
+        cat[~is_launch].astype(np.int32),
+    )
     return launches, flows
 
 
 def _with_correlated(
-    out: Collected, slices: Slices, lane: I64, corr: I64, is_gpu_lane: npt.NDArray[np.bool_],
-    src: I64, dst: I64, cat: I64,
+    out: Collected,
+    slices: Slices,
+    lane: I64,
+    corr: I64,
+    is_gpu_lane: npt.NDArray[np.bool_],
+    src: I64,
+    dst: I64,
+    cat: I64,
 ) -> Links:
     """GPU work that no flow reached joins its launch through the `correlation` arg."""
     runtime_cat = np.asarray([is_runtime_category(str(c)) for c in out.cats.values] + [False])

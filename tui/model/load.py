@@ -58,8 +58,10 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
     }
     n_x = len(cols["start"])
     span = _span(out, origin, cols)
-    for more in (_pairs(out.begin_end, "lane", ("B", "E"), out, origin, span),
-                 _pairs(out.asyncs, "key", ("async begin", "async end"), out, origin, span)):
+    for more in (
+        _pairs(out.begin_end, "lane", ("B", "E"), out, origin, span),
+        _pairs(out.asyncs, "key", ("async begin", "async end"), out, origin, span),
+    ):
         for k in _SLICE_COLUMNS:
             cols[k] = np.concatenate((cols[k], more[k]))
     if len(cols["start"]):
@@ -84,13 +86,21 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
         parent[a:b] = np.where(nesting.parent >= 0, nesting.parent + a, -1)
         shapes.append((nesting.levels, nesting.rows))
 
-    lanes, process_list = _build_lanes(out, keys, lane_rank, processes, lo_by_rank, hi_by_rank,
-                                       shapes)
+    lanes, process_list = _build_lanes(
+        out, keys, lane_rank, processes, lo_by_rank, hi_by_rank, shapes
+    )
     slices = Slices(start, dur, depth, parent, name.astype(np.int32), cat.astype(np.int32), event)
     is_gpu_lane = np.asarray([k.kind == "gpu" for k in keys] + [False])
     launches, flows = build_links(
-        out, slices, lane, lo_by_rank[lane_rank], hi_by_rank[lane_rank], corr,
-        sorted_row[:n_x], _ns(out.flows.get("ts", np.float64), origin), is_gpu_lane,
+        out,
+        slices,
+        lane,
+        lo_by_rank[lane_rank],
+        hi_by_rank[lane_rank],
+        corr,
+        sorted_row[:n_x],
+        _ns(out.flows.get("ts", np.float64), origin),
+        is_gpu_lane,
     )
     process_of_lane = np.asarray([processes[k.pid] for k in keys], np.int64)
     devices = meta.get("deviceProperties") or meta.get("computeProperties") or []
@@ -123,8 +133,11 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
 
 def _origin(out: Collected) -> float:
     """The whole microsecond at or before the earliest timestamp: t=0 of the model."""
-    lows = [float(c.get("ts", np.float64).min())
-            for c in (out.slices, out.begin_end, out.instants, out.flows, out.asyncs) if len(c)]
+    lows = [
+        float(c.get("ts", np.float64).min())
+        for c in (out.slices, out.begin_end, out.instants, out.flows, out.asyncs)
+        if len(c)
+    ]
     lows += [min(t for t, _ in v) for v in out.counters.values()]
     return float(math.floor(min(lows))) if lows else 0.0
 
@@ -161,8 +174,16 @@ def _pairs(
 ) -> dict[str, I64]:
     ts = _ns(c.get("ts", np.float64), origin)
     event = c.get("event", np.int64)
-    begin_pos, end_ts = match_pairs(c.get(group_column, np.int64), ts, event,
-                                    c.get("begin", bool), span, words, out.skipped, out.adjusted)
+    begin_pos, end_ts = match_pairs(
+        c.get(group_column, np.int64),
+        ts,
+        event,
+        c.get("begin", bool),
+        span,
+        words,
+        out.skipped,
+        out.adjusted,
+    )
     start = ts[begin_pos]
     return {
         "start": start,
@@ -185,27 +206,49 @@ def _place_lanes(out: Collected, lane: I64, cat: I64) -> tuple[list[LaneKey], I6
         for i, (pid, tid) in enumerate(out.lanes.values)
     ]
     device_pids = {k.pid for k in keys if k.kind == "gpu"}
-    ordered = sorted({k.pid for k in keys}, key=lambda p: process_order(
-        p, p in device_pids, out.process_meta.get(p, {})))
+    ordered = sorted(
+        {k.pid for k in keys},
+        key=lambda p: process_order(p, p in device_pids, out.process_meta.get(p, {})),
+    )
     processes = {pid: i for i, pid in enumerate(ordered)}
-    ranked = sorted(range(len(keys)), key=lambda i: (
-        processes[keys[i].pid], lane_order(keys[i], out.thread_meta.get((keys[i].pid, keys[i].tid),
-                                                                        {}))))
+    ranked = sorted(
+        range(len(keys)),
+        key=lambda i: (
+            processes[keys[i].pid],
+            lane_order(keys[i], out.thread_meta.get((keys[i].pid, keys[i].tid), {})),
+        ),
+    )
     lane_rank = np.empty(len(keys), np.int64)
     lane_rank[ranked] = np.arange(len(keys))
     return keys, lane_rank, processes
 
 
 def _build_lanes(
-    out: Collected, keys: list[LaneKey], lane_rank: I64, processes: dict[Any, int],
-    lo: I64, hi: I64, shapes: list[tuple[int, int]],
+    out: Collected,
+    keys: list[LaneKey],
+    lane_rank: I64,
+    processes: dict[Any, int],
+    lo: I64,
+    hi: I64,
+    shapes: list[tuple[int, int]],
 ) -> tuple[list[Lane], list[Process]]:
     lanes = []
     for rank, i in enumerate(np.argsort(lane_rank).tolist()):
         k = keys[i]
         meta = out.thread_meta.get((k.pid, k.tid), {})
-        lanes.append(Lane(rank, processes[k.pid], k.pid, k.tid, lane_name(k, meta), k.kind,
-                          int(lo[rank]), int(hi[rank]), *shapes[rank]))
+        lanes.append(
+            Lane(
+                rank,
+                processes[k.pid],
+                k.pid,
+                k.tid,
+                lane_name(k, meta),
+                k.kind,
+                int(lo[rank]),
+                int(hi[rank]),
+                *shapes[rank],
+            )
+        )
     process_list = []
     for pid, index in processes.items():
         members = tuple(lane.index for lane in lanes if lane.process == index)
@@ -239,8 +282,12 @@ def _counters(out: Collected, origin: float, processes: dict[Any, int]) -> list[
     series = []
     for (pid, name), points in out.counters.items():
         points.sort()
-        series.append(CounterSeries(
-            processes.get(pid, -1), name, _ns([t for t, _ in points], origin),
-            np.asarray([v for _, v in points], np.float64),
-        ))
+        series.append(
+            CounterSeries(
+                processes.get(pid, -1),
+                name,
+                _ns([t for t, _ in points], origin),
+                np.asarray([v for _, v in points], np.float64),
+            )
+        )
     return series

@@ -13,10 +13,12 @@ from typing import BinaryIO
 from .errors import TraceError
 
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
 # What tensorboard_trace_handler writes, then any JSON a user dropped into the folder.
 _FOLDER_PATTERNS = (("*.pt.trace.json", "*.pt.trace.json.gz"), ("*.json", "*.json.gz"))
 _READ_BLOCK = 1 << 20
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
+_NO_GZIP_CONTENT = "corrupt gzip data (no readable content)"
 
 Buffer = bytes | bytearray | mmap.mmap
 
@@ -65,6 +67,43 @@ def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
             raise TraceError(str(path), "folder holds no *.pt.trace.json[.gz] or *.json[.gz] files")
         return traces[0], str(p)
     return p, None
+
+
+def check_start(path: str | os.PathLike[str]) -> None:
+    """Cheap checks before anything slow: the path resolves, and its text starts like JSON.
+
+    Reads at most the first block (decompressed when gzip).
+
+    Raises:
+        TraceError: as load_trace would for a missing, empty, binary or non-JSON file.
+    """
+    file, _ = resolve(path)
+    name = str(file)
+    try:
+        with open(file, "rb") as f:
+            head = f.read(_READ_BLOCK)
+    except OSError as e:
+        raise TraceError(name, f"cannot read: {e.strerror or e}") from None
+    if head.startswith(GZIP_MAGIC):
+        try:
+            head = zlib.decompressobj(_GZIP_WBITS).decompress(head, 4096)
+        except zlib.error as e:
+            raise TraceError(name, f"corrupt gzip data ({e})") from None
+        if not head:
+            raise TraceError(name, _NO_GZIP_CONTENT)
+    if not head:
+        raise TraceError(name, "file is empty")
+    start = head[3:] if head.startswith(UTF8_BOM) else head
+    start = start.lstrip(b" \t\r\n")
+    if start[:1] not in (b"{", b"[", b""):
+        raise TraceError(name, not_json_reason(start))
+
+
+def not_json_reason(head: bytes) -> str:
+    """Why text that does not start with '{' or '[' is no trace."""
+    if b"\x00" in head[:64] or head[:64].decode("utf-8", "replace").count("\ufffd") > 2:
+        return "not a trace: binary data, not JSON text"
+    return "not a trace: not JSON (a trace starts with '{' or '[')"
 
 
 def read_source(path: str | os.PathLike[str]) -> Source:
@@ -117,5 +156,5 @@ def _gunzip(f: BinaryIO, name: str) -> tuple[bytearray, bool]:
             raise TraceError(name, f"corrupt gzip data ({e})") from None
         return out, True
     if not out:
-        raise TraceError(name, "gzip file holds no data")
+        raise TraceError(name, _NO_GZIP_CONTENT)
     return out, not d.eof

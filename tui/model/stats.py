@@ -66,8 +66,10 @@ def op_stats(trace: Trace, window: tuple[int, int] | None = None) -> list[OpStat
     total = np.bincount(group, weights=s.dur[picked], minlength=n)
     self_time = np.bincount(group, weights=(s.dur - inside)[picked], minlength=n)
     labels = _group_labels(trace, groups)
-    stats = [OpStat(labels[g], int(calls[g]), int(round(self_time[g])), int(round(total[g])))
-             for g in np.flatnonzero(calls)]
+    stats = [
+        OpStat(labels[g], int(calls[g]), round(float(self_time[g])), round(float(total[g])))
+        for g in np.flatnonzero(calls).tolist()
+    ]
     stats.sort(key=lambda o: (-o.cpu_total_ns, o.name))
     return stats
 

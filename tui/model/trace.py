@@ -184,5 +184,5 @@ class Trace:
             *vars(self.flows).values(),
             *vars(self.instants).values(),
         ]
-        total = sum(a.nbytes for a in arrays)
-        return total + sum(c.ts.nbytes + c.values.nbytes for c in self.counters)
+        total = sum(int(a.nbytes) for a in arrays)
+        return total + sum(int(c.ts.nbytes + c.values.nbytes) for c in self.counters)

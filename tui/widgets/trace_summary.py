@@ -19,8 +19,11 @@ class TraceSummary(Static):
 
 def describe(trace: Trace) -> str:
     """`file · 12.3 ms · 4,567 slices · NVIDIA H100` plus what was skipped."""
-    parts = [trace.path.rsplit("/", 1)[-1], format_duration(trace.span_ns),
-             f"{len(trace.slices):,} slices"]
+    parts = [
+        trace.path.rsplit("/", 1)[-1],
+        format_duration(trace.span_ns),
+        f"{len(trace.slices):,} slices",
+    ]
     gpus = [str(d.get("name")) for d in trace.devices if d.get("name")]
     if gpus:
         parts.append(", ".join(sorted(set(gpus))) + (f" x{len(gpus)}" if len(gpus) > 1 else ""))

@@ -1,0 +1,100 @@
+"""Load benchmark: time, peak RSS and model size for synthetic traces of 100k and 1M events.
+
+Each load runs in a fresh process, so peak RSS is that load's alone. Traces are generated once
+into tests/bench/out/ (ignored by git) by gen_trace.py.
+
+Usage: python tests/bench/bench_load.py [--events 100000 1000000] [--repeat 3] [--baseline]
+  --baseline  also time orjson.loads of the same file, the naive way to read it
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+ROOT = HERE.parent.parent
+
+_LOAD = """
+import json, resource, sys, time
+from tui.model import load_trace
+t = time.perf_counter()
+trace = load_trace(sys.argv[1])
+elapsed = time.perf_counter() - t
+strings = sum(len(s.encode()) for s in trace.names) + sum(len(c) for c in trace.categories)
+print(json.dumps({"seconds": elapsed, "slices": len(trace.slices), "model_bytes": trace.nbytes(),
+                  "string_bytes": strings, "links": len(trace.launches),
+                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+_BASELINE = """
+import gc, json, resource, sys, time
+import orjson
+gc.disable()
+t = time.perf_counter()
+with open(sys.argv[1], "rb") as f:
+    doc = orjson.loads(f.read())
+elapsed = time.perf_counter() - t
+print(json.dumps({"seconds": elapsed,
+                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
+"""
+
+
+def trace_file(events: int) -> Path:
+    path = OUT / f"synthetic_{events}.json"
+    if not path.exists():
+        OUT.mkdir(exist_ok=True)
+        subprocess.run(
+            [sys.executable, str(HERE / "gen_trace.py"), str(events), str(path)], check=True
+        )
+    return path
+
+
+def run(script: str, path: Path) -> dict[str, float]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)],
+        check=True,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--events", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", action="store_true")
+    args = parser.parse_args()
+    print(
+        f"{'events':>9} {'file MB':>8} {'load s':>7} {'peak MB':>8} {'x file':>6} "
+        f"{'slices':>9} {'B/slice':>8} {'strings KB':>10}"
+    )
+    for events in args.events:
+        path = trace_file(events)
+        size = path.stat().st_size
+        runs = [run(_LOAD, path) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["seconds"])
+        peak = max(r["peak_rss"] for r in runs)
+        print(
+            f"{events:>9} {size / 1e6:>8.1f} {best['seconds']:>7.2f} {peak / 1e6:>8.0f} "
+            f"{peak / size:>6.2f} {best['slices']:>9} "
+            f"{best['model_bytes'] / best['slices']:>8.1f} {best['string_bytes'] / 1e3:>10.1f}"
+        )
+        if args.baseline:
+            base = run(_BASELINE, path)
+            print(
+                f"{'':>9} orjson.loads alone (gc off): {base['seconds']:.2f} s, "
+                f"peak {base['peak_rss'] / 1e6:.0f} MB"
+            )
+
+
+if __name__ == "__main__":
+    main()

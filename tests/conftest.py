@@ -1,0 +1,28 @@
+"""Shared fixtures: the scenario traces in tests/data and the real ones in ../shared/traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
+
+
+def shared_traces() -> list[Path]:
+    """Every trace file in ../shared/traces (empty when the folder is absent)."""
+    if not SHARED.is_dir():
+        return []
+    return sorted(
+        p
+        for p in SHARED.rglob("*")
+        if p.is_file() and not p.name.endswith(".md") and not p.name.startswith(".")
+    )
+
+
+@pytest.fixture
+def shared() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"real traces not present: {SHARED} is missing")
+    return SHARED

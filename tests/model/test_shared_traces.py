@@ -1,0 +1,122 @@
+"""Every real trace in ../shared/traces loads and agrees with a count made with stdlib json."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SHARED, shared_traces
+from tui.model import TraceError, load_trace
+
+NOT_TRACES = {"not_a_trace_execution_trace_et.json.gz", "google_cloud_trace.json"}
+TRACES = shared_traces()
+pytestmark = pytest.mark.skipif(not TRACES, reason=f"real traces not present: {SHARED} is missing")
+
+
+def _events(path: Path) -> list:
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = json.loads(raw)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
+
+
+def _ident(v):
+    return int(v) if isinstance(v, str) and v.isdigit() else v
+
+
+def _number(v):
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _expected(events: list) -> tuple[Counter, int, Counter]:
+    """Phase counts, slice count and slices per (pid, tid), counted the plain way."""
+    phases = Counter(e["ph"] for e in events)
+    per_thread: Counter = Counter()
+    slices = 0
+    for e in events:
+        ph = e["ph"]
+        if not _number(e.get("ts")):
+            continue
+        if (ph == "X" and not (_number(e.get("dur")) and e["dur"] < 0)) or ph == "B":
+            per_thread[(_ident(e["pid"]), _ident(e["tid"]))] += 1
+            slices += 1
+        elif ph in ("b", "S") and ("id" in e or "id2" in e):
+            slices += 1
+    return phases, slices, per_thread
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for p in TRACES if p.name not in NOT_TRACES],
+    ids=lambda p: str(p.relative_to(SHARED)),
+)
+def test_real_trace_matches_an_independent_count(path):
+    trace = load_trace(path)
+    phases, slices, per_thread = _expected(_events(path))
+    assert trace.events_by_phase == phases
+    assert len(trace.slices) == slices
+    lanes = {(lane.pid, lane.tid): lane.slice_count for lane in trace.lanes if lane.kind != "async"}
+    for key, count in per_thread.items():
+        assert lanes[key] == count, key
+    s = trace.slices
+    # Children sit inside their parents, on the same lane, one row deeper.
+    child = s.parent >= 0
+    parents = s.parent[child]
+    assert (s.start[child] >= s.start[parents]).all()
+    assert (s.start[child] + s.dur[child] <= s.start[parents] + s.dur[parents]).all()
+    assert (s.depth[child] == s.depth[parents] + 1).all()
+    for lane in trace.lanes:
+        assert (s.depth[lane.lo : lane.hi] < max(lane.rows, 1)).all()
+    gpu = {i for lane in trace.lanes if lane.kind == "gpu" for i in range(lane.lo, lane.hi)}
+    assert all(int(d) in gpu for d in trace.launches.dst)
+    assert not any(int(src) in gpu for src in trace.launches.src)
+
+
+@pytest.mark.parametrize("name", sorted(NOT_TRACES))
+def test_json_that_is_not_a_trace_is_refused_clearly(shared, name):
+    path = next(p for p in TRACES if p.name == name)
+    with pytest.raises(TraceError, match="not a trace") as info:
+        load_trace(path)
+    assert name in str(info.value)
+
+
+CUT_FILES = [
+    "kineto/h100_after_fix_trace.json",
+    "hta/a100_simple_add.json.gz",
+    "catapult/big_trace.json",
+    "catapult/simple_trace_gz.gz",
+    "kineto/gpu_metrics_input.json",
+]
+
+
+@pytest.mark.parametrize("name", CUT_FILES)
+def test_truncated_copies_load_fewer_events_or_fail_clearly(shared, tmp_path, name):
+    path = shared / name
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    full = len(load_trace(path).slices)
+    cut_file = tmp_path / "cut.json"
+    for i in range(1, 25):
+        cut_file.write_bytes(raw[: len(raw) * i // 25])
+        try:
+            trace = load_trace(cut_file)
+        except TraceError as e:
+            assert "cut.json" in str(e)
+            continue
+        assert len(trace.slices) <= full
+        assert trace.format.truncated
+
+
+def test_a_cut_gzip_stream_still_loads(shared, tmp_path):
+    raw = (shared / "hta/a100_simple_add.json.gz").read_bytes()
+    cut = tmp_path / "cut.json.gz"
+    cut.write_bytes(raw[: len(raw) * 2 // 3])
+    trace = load_trace(cut)
+    assert trace.format.truncated and trace.format.gzip
+    assert 0 < len(trace.slices) < 838

@@ -1,0 +1,82 @@
+"""`trace-profile` as a user runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, cwd: Path = ROOT, pre: str = "") -> subprocess.CompletedProcess[str]:
+    code = f"{pre}import sys; from profiling.cli import main; sys.exit(main(sys.argv[1:]))"
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=300,
+        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+    )
+
+
+def test_list_needs_no_torch():
+    done = run(
+        "--list", pre="sys_modules = __import__('sys').modules; sys_modules['torch'] = None; "
+    )
+    assert done.returncode == 0
+    assert [line.split()[0] for line in done.stdout.splitlines()] == [
+        "matmul",
+        "linear",
+        "mlp",
+        "transformer",
+    ]
+
+
+def test_without_torch_it_says_how_to_install_it(tmp_path):
+    done = run(
+        "matmul",
+        "--out",
+        str(tmp_path / "t.json"),
+        pre="__import__('sys').modules['torch'] = None; ",
+    )
+    assert done.returncode == 2
+    assert "pip install 'trace-tui[profiling]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["nope"], "unknown workload"),
+        (["linear", "--size", "pair"], "--size pair is for matmul"),
+        (["matmul", "--out", "/nonexistent/dir/t.json"], "does not exist"),
+    ],
+)
+def test_usage_errors_exit_2_in_one_line(args, message):
+    done = run(*args)
+    assert done.returncode == 2
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_profile_writes_a_trace_and_prints_the_table(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "m.pt.trace.json.gz"
+    done = run(
+        "matmul", "--size", "8", "--device", "cpu", "--steps", "2", "--table", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    assert out.is_file() and f"{out}: matmul size 8 on cpu, 2 active steps" in done.stdout
+    assert "Self CPU time total" in done.stdout
+
+
+def test_cuda_without_a_gpu_exits_2(tmp_path):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    done = run("matmul", "--device", "cuda", "--out", str(tmp_path / "t.json"))
+    assert done.returncode == 2 and "no CUDA device" in done.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,0 +1,97 @@
+"""The backend's traces: every workload on the CPU, checked through the viewer's own model."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (the profiling extra)")
+
+from profiling.export import ProfilingError, profile_workload  # noqa: E402
+from profiling.registry import WORKLOADS  # noqa: E402
+from tui.model import load_trace  # noqa: E402
+from tui.model.stats import op_stats  # noqa: E402
+
+TINY = {"matmul": 16, "linear": 16, "mlp": 16, "transformer": 32}
+EXPECTED_OPS = {
+    "matmul": {"aten::mm", "aten::add"},
+    "linear": {"aten::addmm"},
+    "mlp": {"aten::addmm", "aten::gelu"},
+    "transformer": {"aten::addmm", "aten::add", "aten::cat"},
+}
+
+
+@pytest.fixture(scope="module", params=sorted(WORKLOADS))
+def run(request, tmp_path_factory):
+    name = request.param
+    out = tmp_path_factory.mktemp(name) / f"{name}.pt.trace.json.gz"
+    result = profile_workload(name, out, device="cpu", steps=2, size=TINY[name])
+    return name, result, load_trace(result.path)
+
+
+def _names(trace):
+    return [trace.slice_name(r) for r in range(len(trace.slices))]
+
+
+def test_trace_has_the_label_once_per_active_step(run):
+    name, result, trace = run
+    names = _names(trace)
+    assert result.path.name.endswith(".json.gz") and trace.format.gzip
+    assert names.count(name) == 2
+    steps = sorted(n for n in names if re.fullmatch(r"ProfilerStep#\d+", n))
+    assert len(steps) == 2
+    assert EXPECTED_OPS[name] <= set(names)
+
+
+def test_viewer_stats_agree_with_key_averages(run):
+    """Calls exactly; times within 1 ns per call: the trace stores nanosecond-rounded times
+    (three decimals of a microsecond) and torch sums the same intervals."""
+    _, result, trace = run
+    ours = {op.name: op for op in op_stats(trace)}
+    theirs = {op.name: op for op in result.ops}
+    assert set(ours) == set(theirs)
+    for name, op in theirs.items():
+        mine = ours[name]
+        assert mine.calls == op.calls, name
+        tolerance_us = 0.001 * op.calls + 1e-6
+        assert math.isclose(mine.cpu_total_ns / 1e3, op.cpu_total_us, abs_tol=tolerance_us), name
+        assert math.isclose(mine.self_cpu_ns / 1e3, op.self_cpu_us, abs_tol=tolerance_us), name
+
+
+def test_the_table_is_sorted_by_cpu_time_on_the_cpu(run):
+    _, result, _ = run
+    assert "CPU total" in result.table and "Self CPU time total" in result.table
+
+
+def test_unknown_workloads_and_bad_paths_fail_cleanly(tmp_path):
+    with pytest.raises(ProfilingError, match="unknown workload"):
+        profile_workload("nope", tmp_path / "t.json", device="cpu")
+    with pytest.raises(ProfilingError, match="does not exist"):
+        profile_workload("matmul", tmp_path / "missing" / "t.json", device="cpu", size=8)
+
+
+def test_a_failed_run_leaves_nothing_at_the_output(tmp_path, monkeypatch):
+    def broken_export(self, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(torch.profiler.profile, "export_chrome_trace", broken_export)
+    with pytest.raises(OSError):
+        profile_workload("matmul", tmp_path / "t.json", device="cpu", size=8)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_asking_for_cuda_without_it_is_refused(tmp_path):
+    with pytest.raises(ProfilingError, match="no CUDA device"):
+        profile_workload("matmul", tmp_path / "t.json", device="cuda", size=8)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_trace_has_kernels_linked_to_launches(tmp_path):
+    result = profile_workload("matmul", tmp_path / "t.json", device="cuda", size=256)
+    trace = load_trace(result.path)
+    assert any(lane.kind == "gpu" for lane in trace.lanes)
+    assert len(trace.launches) >= 2

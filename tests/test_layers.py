@@ -1,0 +1,38 @@
+"""The import layers hold: the model has no UI, the viewer has no torch."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules_after(statement: str) -> set[str]:
+    code = f"{statement}; import sys; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    return {m.split(".")[0] for m in done.stdout.split()}
+
+
+def test_the_model_imports_no_ui():
+    loaded = _modules_after("import tui.model")
+    assert not loaded & {"textual", "rich", "torch", "profiling"}
+
+
+def test_the_viewer_imports_no_torch():
+    loaded = _modules_after("import tui.app, tui.cli")
+    assert "textual" in loaded
+    assert not loaded & {"torch", "profiling"}
+
+
+def test_import_linter_contracts():
+    linter = Path(sys.executable).parent / "lint-imports"
+    if not linter.exists():
+        pytest.fail("import-linter is not installed (pip install -e '.[test]')")
+    done = subprocess.run([str(linter)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
