@@ -8,13 +8,17 @@ from typing import ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Input
 
 from tui.model import Trace, TraceError, load_trace
 from tui.model.text import printable
-from tui.widgets.lane_table import LaneTable
+from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
+from tui.widgets.slice_details import SliceDetails
+from tui.widgets.time_ruler import TimeRuler
+from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
 
 _PROGRESS_EVERY_S = 0.25
@@ -27,6 +31,9 @@ class TraceApp(App[None]):
     TITLE = "trace-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
+        Binding("question_mark", "help", "Help"),
+        Binding("slash", "search", "Search"),
+        Binding("escape", "close_search", "Close search", show=False),
     ]
 
     class TraceLoaded(Message):
@@ -95,7 +102,56 @@ class TraceApp(App[None]):
     async def on_trace_app_trace_loaded(self, message: TraceLoaded) -> None:
         self.trace = message.trace
         await self.query_one(LoadProgress).remove()
+        search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
+        search.display = False
         await self.mount(
-            TraceSummary(message.trace), LaneTable(message.trace), before=self.query_one(Footer)
+            TraceSummary(message.trace),
+            TimeRuler(),
+            Timeline(message.trace),
+            VerticalScroll(SliceDetails(), id="details"),
+            search,
+            before=self.query_one(Footer),
         )
-        self.query_one(LaneTable).focus()
+        self.query_one(Timeline).focus()
+
+    def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
+        timeline = self.query_one(Timeline)
+        self.query_one(TimeRuler).show(timeline.window, timeline.gutter_width)
+
+    def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
+        timeline = self.query_one(Timeline)
+        details = self.query_one(SliceDetails)
+        if timeline.selected >= 0:
+            details.show_slice(timeline.trace, timeline.selected)
+        elif timeline.selected_gap >= 0:
+            details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)
+        else:
+            details.clear()
+
+    def action_help(self) -> None:
+        bindings = [*Timeline.BINDINGS, *self.BINDINGS]
+        self.push_screen(HelpScreen(bindings))
+
+    def action_search(self) -> None:
+        if self.trace is None:
+            return
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    def action_close_search(self) -> None:
+        if self.trace is None:
+            return
+        search = self.query_one("#search", Input)
+        search.display = False
+        self.query_one(Timeline).focus()
+
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        found = self.query_one(Timeline).set_search(message.value)
+        self.notify(
+            f"{found:,} slices match {printable(message.value)!r}"
+            if found
+            else f"no slice name contains {printable(message.value)!r}",
+            markup=False,
+        )
+        self.action_close_search()

@@ -1,30 +1,26 @@
-"""The app driven as a user drives it, with Textual's Pilot."""
+"""The app driven as a user drives it, with Textual's Pilot: loading, errors, literal text."""
 
 from __future__ import annotations
 
 from tests.conftest import DATA
 from tui.cli import make_app
-from tui.widgets.lane_table import LaneTable
+from tui.widgets.slice_details import SliceDetails
+from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
 
 
-async def test_app_loads_in_the_background_and_lists_lanes():
+async def test_app_loads_in_the_background_and_shows_the_timeline():
     app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(100, 30)) as pilot:
+    async with app.run_test(size=(120, 30)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.trace is not None
-        table = app.query_one(LaneTable)
-        assert table.row_count == 3
-        assert [str(table.get_row_at(i)[1]) for i in range(3)] == [
-            "thread 7",
-            "stream 7",
-            "stream 20",
-        ]
+        timeline = app.query_one(Timeline)
+        assert app.focused is timeline
+        labels = [timeline.render_line(y).text[: timeline.gutter_width].strip() for y in range(6)]
+        assert labels == ["process 7 (python3)", "▾ thread 7", "", "GPU 0", "stream 7", "stream 20"]
         summary = str(app.query_one(TraceSummary).render())
         assert "gpu_streams.json" in summary and "Test GPU" in summary
-        await pilot.press("down", "down")
-        assert table.cursor_row == 2
         await pilot.press("q")
     assert app.return_code == 0 and app.load_error is None
 
@@ -43,16 +39,22 @@ async def test_app_reports_a_bad_file_and_exits_1(tmp_path):
     assert app.load_error is not None and "not JSON" in app.load_error
 
 
-async def test_markup_in_names_is_shown_literally(tmp_path):
-    p = tmp_path / "markup.json"
+async def test_markup_and_escapes_in_names_are_shown_literally(tmp_path):
+    p = tmp_path / "evil.json"
     p.write_text(
-        '[{"ph": "X", "name": "x", "pid": "[bold]pid[/bold]", "tid": "[@click=quit]t",'
-        ' "ts": 0, "dur": 1}]'
+        '[{"ph": "X", "name": "[bold red]x[/] [link=https://e.vil]y[/link] \\u001b[2J '
+        '\\u001b]52;c;QUFB\\u0007", "pid": "[@click=app.quit]p", "tid": 1, "ts": 0, "dur": 100}]'
     )
     app = make_app(p)
-    async with app.run_test(size=(100, 20)) as pilot:
+    async with app.run_test(size=(160, 20)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        row = app.query_one(LaneTable).get_row_at(0)
-        assert str(row[0]) == "[bold]pid[/bold]"
-        assert str(row[1]) == "[@click=quit]t"
+        timeline = app.query_one(Timeline)
+        header = timeline.render_line(0).text
+        assert header.startswith("[@click=app.quit]p")
+        await pilot.press("right")
+        bar = timeline.render_line(1).text
+        assert "[bold red]x[/] [link=https://e.vil]y[/link] \\x1b[2J \\x1b]52;c;QUFB\\x07" in bar
+        assert "\x1b" not in bar and "\x07" not in bar
+        details = str(app.query_one(SliceDetails).render())
+        assert "[bold red]x[/]" in details and "\\x1b]52" in details and "\x1b" not in details

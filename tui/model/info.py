@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Any
 
 from .text import printable
+from .timescale import format_duration
 from .trace import Trace
 
 # deviceProperties fields worth showing; the rest stay in the file.
@@ -46,16 +47,6 @@ def summary(trace: Trace) -> dict[str, Any]:
             for lane in trace.lanes
         ],
     }
-
-
-def format_duration(ns: int | float) -> str:
-    """A duration in the unit that reads best: 812 ns, 4.20 us, 13.5 ms, 2.01 s."""
-    value = float(ns)
-    for unit, size in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if abs(value) >= size:
-            scaled = value / size
-            return f"{scaled:.3g} {unit}" if scaled < 100 else f"{scaled:.0f} {unit}"
-    return f"{value:.0f} ns"
 
 
 def report(info: dict[str, Any]) -> str:

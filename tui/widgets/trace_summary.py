@@ -6,8 +6,8 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.model import Trace
-from tui.model.info import format_duration
 from tui.model.text import printable
+from tui.model.timescale import format_duration
 
 
 class TraceSummary(Static):

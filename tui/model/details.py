@@ -1,0 +1,104 @@
+"""What the details panel says about a slice or an idle gap, as (label, text) pairs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from .gaps import CAUSES, Gaps
+from .navigate import ancestors, children, linked_back, linked_forward
+from .timescale import format_duration
+from .trace import Trace
+
+MAX_ARGS = 40
+MAX_LINKS = 8
+
+
+def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
+    """Everything about one slice; args are decoded now, from the file."""
+    s = trace.slices
+    lane = trace.lane_of(row)
+    start, dur = int(s.start[row]), int(s.dur[row])
+    kids = children(trace, row)
+    out = [
+        ("name", trace.slice_name(row)),
+        ("category", trace.categories[int(s.cat[row])] or "(none)"),
+        ("lane", f"{trace.processes[lane.process].name} / {lane.name}"),
+        ("start", _when(trace, start)),
+        ("duration", format_duration(dur)),
+        ("self", format_duration(dur - int(s.dur[kids].sum()))),
+        ("depth", str(int(s.depth[row]))),
+    ]
+    chain = ancestors(trace, row)
+    if chain:
+        out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))
+    forward = linked_forward(trace, row)
+    if forward:
+        out.append(("starts", _links(trace, forward, start, "launch delay")))
+    back = linked_back(trace, row)
+    if back:
+        out.append(("launched by", _links(trace, back, start, "launched", before=True)))
+        issuer = ancestors(trace, back[0])
+        if issuer:
+            out.append(("issuing op", trace.slice_name(issuer[0])))
+    args = trace.args(row)
+    if isinstance(args, dict):
+        for key, value in list(args.items())[:MAX_ARGS]:
+            out.append((f"  {key}", _value(value)))
+        if len(args) > MAX_ARGS:
+            out.append(("  ...", f"{len(args) - MAX_ARGS} more args"))
+    elif args is not None:
+        out.append(("args", _value(args)))
+    return out
+
+
+def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
+    """An idle gap: where, how long, and why (HTA's rule)."""
+    lane = trace.lanes[int(gaps.lane[index])]
+    start, end = int(gaps.start[index]), int(gaps.end[index])
+    out = [
+        ("idle gap", format_duration(end - start)),
+        ("lane", f"{trace.processes[lane.process].name} / {lane.name}"),
+        ("from", _when(trace, start)),
+        ("to", _when(trace, end)),
+        ("cause", CAUSES[int(gaps.cause[index])]),
+        ("next work", trace.slice_name(int(gaps.next_work[index]))),
+    ]
+    launch = linked_back(trace, int(gaps.next_work[index]))
+    if launch:
+        issued = int(trace.slices.start[launch[0]]) - start
+        out.append(
+            (
+                "its launch",
+                f"{trace.slice_name(launch[0])}, "
+                f"{format_duration(abs(issued))} {'after' if issued > 0 else 'before'} "
+                "the GPU went idle",
+            )
+        )
+    return out
+
+
+def _when(trace: Trace, t: int) -> str:
+    text = f"+{format_duration(t)}"
+    if trace.base_time_ns is not None:
+        absolute = trace.base_time_ns + t
+        seconds, ns = divmod(absolute, 1_000_000_000)
+        stamp = np.datetime64(seconds, "s").astype(str).replace("T", " ")
+        text += f"  ({stamp}.{ns:09d} UTC)"
+    return text
+
+
+def _links(trace: Trace, rows: list[int], t: int, word: str, before: bool = False) -> str:
+    parts = []
+    for r in rows[:MAX_LINKS]:
+        delay = t - int(trace.slices.start[r]) if before else int(trace.slices.start[r]) - t
+        parts.append(f"{trace.slice_name(r)} ({word} {format_duration(delay)})")
+    more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
+    return "; ".join(parts) + more
+
+
+def _value(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text if len(text) <= 300 else text[:299] + "…"

@@ -1,0 +1,141 @@
+"""What the timeline shows: display rows, and each row's slices turned into terminal cells.
+
+Within one lane and depth, slices never overlap (nesting puts children one row down and partly
+overlapping slices on rows of their own), so a row's slices are sorted by both start and end, and
+a prefix sum of their durations gives the busy time of any interval with two binary searches.
+A frame therefore costs O(width x log n) per row, whatever the zoom.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from .trace import Trace
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the timeline: a process header, or one depth of a lane."""
+
+    process: int
+    lane: int  # -1 for a process header
+    depth: int
+
+
+@dataclass(frozen=True)
+class RowSlices:
+    """The slices of one lane at one depth, sorted by start (and so by end)."""
+
+    rows: I64  # slice rows in Trace.slices
+    start: I64
+    end: I64
+    busy_before: I64  # busy_before[k]: total duration of the first k slices
+    zero_starts: I64  # starts of the zero-length slices, which take no busy time but show
+
+    def busy(self, t: I64) -> I64:
+        """Busy time in [-inf, t) for each t."""
+        k = np.searchsorted(self.start, t, side="right") - 1
+        kc = np.maximum(k, 0)
+        inside = np.minimum(t - self.start[kc], self.end[kc] - self.start[kc])
+        return np.where(k >= 0, self.busy_before[kc] + inside, 0)
+
+
+@dataclass(frozen=True)
+class Cells:
+    """One row rasterised. Per cell: the slice under its middle (or -1), how busy it is (0..1),
+    how many slices touch it, and one slice that does (for its colour; meaningless if none)."""
+
+    slice: I64
+    busy: F64
+    count: I64
+    near: I64
+
+
+class RowIndex:
+    """Per (lane, depth) slice arrays, built when a row is first drawn."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self._rows: dict[tuple[int, int], RowSlices] = {}
+
+    def get(self, lane: int, depth: int) -> RowSlices:
+        key = (lane, depth)
+        found = self._rows.get(key)
+        if found is None:
+            found = self._rows[key] = self._build(lane, depth)
+        return found
+
+    def _build(self, lane_index: int, depth: int) -> RowSlices:
+        lane = self.trace.lanes[lane_index]
+        s = self.trace.slices
+        rows = np.flatnonzero(s.depth[lane.lo : lane.hi] == depth).astype(np.int64) + lane.lo
+        start = s.start[rows]
+        end = start + s.dur[rows]
+        busy_before = np.concatenate(([0], np.cumsum(s.dur[rows])))[:-1].astype(np.int64)
+        return RowSlices(rows, start, end, busy_before, start[end == start])
+
+
+def layout(trace: Trace, collapsed: frozenset[int] = frozenset()) -> list[Row]:
+    """Display rows: each process's header, then each of its lanes at every depth.
+
+    A collapsed lane shows its top row only.
+    """
+    out: list[Row] = []
+    for process in trace.processes:
+        out.append(Row(process.index, -1, 0))
+        for lane_index in process.lanes:
+            lane = trace.lanes[lane_index]
+            depths = 1 if lane_index in collapsed else max(lane.rows, 1)
+            out.extend(Row(process.index, lane_index, d) for d in range(depths))
+    return out
+
+
+def rasterise(row: RowSlices, t0: int, t1: int, width: int) -> Cells:
+    """Turn a row's slices in [t0, t1) into `width` cells."""
+    edges = t0 + (np.arange(width + 1, dtype=np.float64) * ((t1 - t0) / width)).astype(np.int64)
+    if len(row.rows) == 0:
+        none = np.full(width, -1, np.int64)
+        return Cells(none, np.zeros(width), np.zeros(width, np.int64), none)
+    busy_at = row.busy(edges)
+    cell_ns = np.maximum(np.diff(edges), 1)
+    busy = np.clip(np.diff(busy_at) / cell_ns, 0.0, 1.0)
+    a, b = edges[:-1], edges[1:]
+    # Slices touching [a, b): started before b, not ended by a; a zero-length one at a counts.
+    count = np.searchsorted(row.start, b, side="left") - np.searchsorted(row.end, a, side="right")
+    zs = row.zero_starts
+    count += np.searchsorted(zs, a, side="right") - np.searchsorted(zs, a, side="left")
+    middle = (a + b) // 2
+    k = np.searchsorted(row.start, middle, side="right") - 1
+    kc = np.maximum(k, 0)
+    under = (k >= 0) & (row.end[kc] > middle)
+    # A slice starting inside the cell, else the one running into it from the left.
+    first_in = np.searchsorted(row.start, a, side="left")
+    fc = np.minimum(first_in, len(row.rows) - 1)
+    starts_inside = (first_in < len(row.rows)) & (row.start[fc] < b)
+    left = np.maximum(np.searchsorted(row.start, a, side="right") - 1, 0)
+    near = row.rows[np.where(starts_inside, fc, left)]
+    return Cells(np.where(under, row.rows[kc], -1), busy, np.maximum(count, 0), near)
+
+
+def slice_at(row: RowSlices, t: int, tolerance: int = 0) -> int:
+    """The slice under time `t` on this row, or the nearest within `tolerance` ns, or -1."""
+    if len(row.rows) == 0:
+        return -1
+    k = int(np.searchsorted(row.start, t, side="right")) - 1
+    candidates = [c for c in (k, k + 1) if 0 <= c < len(row.rows)]
+    best, best_distance = -1, tolerance + 1
+    for c in candidates:
+        distance = (
+            0
+            if row.start[c] <= t <= row.end[c]
+            else min(abs(int(row.start[c]) - t), abs(int(row.end[c]) - t))
+        )
+        if distance < best_distance:
+            best, best_distance = int(row.rows[c]), distance
+    return best

@@ -1,0 +1,52 @@
+"""Durations and time rulers in units that read well: ns, us, ms, s."""
+
+from __future__ import annotations
+
+import math
+
+_UNITS = (("s", 1_000_000_000), ("ms", 1_000_000), ("us", 1_000), ("ns", 1))
+
+
+def format_duration(ns: float) -> str:
+    """812 ns, 4.2 us, 13.5 ms, 2.01 s: three significant digits in the largest fitting unit."""
+    value = float(ns)
+    for unit, size in _UNITS:
+        if abs(value) >= size or size == 1:
+            scaled = value / size
+            if size == 1:
+                return f"{scaled:.0f} ns"
+            return f"{scaled:.3g} {unit}" if abs(scaled) < 100 else f"{scaled:.0f} {unit}"
+    raise AssertionError("unreachable")
+
+
+def tick_step(span_ns: float, width: int, min_gap: int = 12) -> int:
+    """A 1-2-5 step (ns) giving ticks at least `min_gap` columns apart."""
+    if span_ns <= 0 or width <= 0:
+        return 1
+    raw = span_ns * min_gap / width
+    exponent = 10 ** math.floor(math.log10(max(raw, 1)))
+    for mult in (1, 2, 5, 10):
+        if mult * exponent >= raw:
+            return max(int(mult * exponent), 1)
+    return int(10 * exponent)
+
+
+def ticks(t0: int, t1: int, width: int) -> list[tuple[int, str]]:
+    """(column, label) for ruler ticks over [t0, t1) drawn `width` columns wide.
+
+    Labels are times from the trace start in the unit of the step, so they follow the zoom.
+    """
+    if width <= 0 or t1 <= t0:
+        return []
+    step = tick_step(t1 - t0, width)
+    # The largest unit in which the step still shows in three decimals.
+    unit, size = next((u, s) for u, s in _UNITS if step * 1000 >= s)
+    first = -(-t0 // step) * step
+    out = []
+    t = first
+    while t < t1:
+        col = int((t - t0) * width // (t1 - t0))
+        label = f"{t / size:.3f}".rstrip("0").rstrip(".") + unit
+        out.append((col, label))
+        t += step
+    return out

@@ -1,0 +1,107 @@
+"""Painting one rasterised timeline row as Rich segments (text only, never markup)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+
+from tui.model.raster import Cells
+
+# Busy fraction -> glyph for cells where several slices meet (density, never blank).
+_DENSITY = ((0.05, "·"), (0.35, "░"), (0.7, "▒"), (1.01, "▓"))
+GAP_GLYPH = "─"
+
+
+@dataclass(frozen=True)
+class Palette:
+    """Styles for the row, looked up once per frame from the widget's component classes."""
+
+    base: Style
+    kinds: list[Style]  # bar style per kind (background colour)
+    selected: Style
+    match: Style
+    gap: Style
+    gap_selected: Style
+
+
+def paint_cells(
+    cells: Cells,
+    kinds: npt.NDArray[np.int8],
+    name_ids: npt.NDArray[np.int32],
+    labels: list[str],
+    palette: Palette,
+    selected: int,
+    matches: npt.NDArray[np.bool_] | None,
+    gap_cells: npt.NDArray[np.int64] | None,
+    selected_gap: int,
+) -> list[Segment]:
+    """Segments for one row: labelled bars, density glyphs, idle gaps, empty space.
+
+    Args:
+        kinds: the kind of every slice; name_ids: its name id, into `labels` (printable names).
+        matches: search matches by slice row, or None.
+        gap_cells: per cell, the idle gap it lies in (-1 for none), or None.
+    """
+    segments: list[Segment] = []
+    slice_of = cells.slice.tolist()
+    counts = cells.count.tolist()
+    busy = cells.busy.tolist()
+    gaps = gap_cells.tolist() if gap_cells is not None else None
+    near = cells.near.tolist()
+    width = len(slice_of)
+    x = 0
+    while x < width:
+        s = slice_of[x]
+        if s >= 0:
+            end = x + 1
+            while end < width and slice_of[end] == s:
+                end += 1
+            style = palette.kinds[int(kinds[s])]
+            if s == selected:
+                style = style + palette.selected
+            elif matches is not None and matches[s]:
+                style = style + palette.match
+            segments.append(Segment(_label(labels[int(name_ids[s])], end - x), style))
+            x = end
+        elif counts[x] > 0:
+            glyph = next(g for limit, g in _DENSITY if busy[x] < limit)
+            kind_style = palette.kinds[int(kinds[near[x]])]
+            style = Style(color=kind_style.bgcolor) if kind_style.bgcolor else kind_style
+            if near[x] == selected:
+                style = style + palette.selected
+            segments.append(Segment(glyph, palette.base + style))
+            x += 1
+        elif gaps is not None and gaps[x] >= 0:
+            end = x + 1
+            while end < width and gaps[end] == gaps[x] and slice_of[end] < 0 and counts[end] == 0:
+                end += 1
+            style = palette.gap_selected if gaps[x] == selected_gap else palette.gap
+            segments.append(Segment(GAP_GLYPH * (end - x), palette.base + style))
+            x = end
+        else:
+            end = x + 1
+            while (
+                end < width
+                and slice_of[end] < 0
+                and counts[end] == 0
+                and (gaps is None or gaps[end] < 0)
+            ):
+                end += 1
+            segments.append(Segment(" " * (end - x), palette.base))
+            x = end
+    return segments
+
+
+def _label(name: str, width: int) -> str:
+    """The name in a bar `width` cells wide, shortened with an ellipsis when it does not fit."""
+    if width <= 2:
+        return " " * width
+    text = " " + name
+    if cell_len(text) <= width:
+        return set_cell_size(text, width)
+    return set_cell_size(text, width - 1) + "…"

@@ -1,0 +1,455 @@
+"""Timeline: CPU and GPU lanes over time, drawn line by line, flown with the keyboard."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+from rich.cells import set_cell_size
+from rich.segment import Segment
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from tui.model import Trace
+from tui.model import navigate as nav
+from tui.model.gaps import Gaps, idle_gaps, largest_first
+from tui.model.kinds import KINDS, slice_kinds
+from tui.model.raster import Row, RowIndex, layout, rasterise, slice_at
+from tui.model.text import printable
+from tui.widgets.row_paint import Palette, paint_cells
+
+ZOOM_STEP = 0.5
+PAN_STEP = 0.25
+
+
+class Timeline(ScrollView, can_focus=True):
+    """Every lane of a trace as rows of bars, with the selection and idle gaps marked."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "timeline--gutter",
+        "timeline--process",
+        "timeline--cursor",
+        "timeline--selected",
+        "timeline--match",
+        "timeline--gap",
+        "timeline--gap-selected",
+        *(f"timeline--{kind}" for kind in KINDS),
+    }
+    DEFAULT_CSS = """
+    Timeline { background: $surface; }
+    Timeline > .timeline--gutter { color: $text-muted; }
+    Timeline > .timeline--process { color: $text; text-style: bold; }
+    Timeline > .timeline--cursor { background: $boost; color: $text; text-style: bold; }
+    Timeline > .timeline--selected { text-style: reverse bold; }
+    Timeline > .timeline--match { text-style: underline bold; }
+    Timeline > .timeline--gap { color: red; }
+    Timeline > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
+    Timeline > .timeline--other { background: dimgray; color: white; }
+    Timeline > .timeline--cpu_op { background: royalblue; color: white; }
+    Timeline > .timeline--annotation { background: mediumpurple; color: white; }
+    Timeline > .timeline--python { background: darkgray; color: black; }
+    Timeline > .timeline--runtime { background: darkorange; color: black; }
+    Timeline > .timeline--kernel { background: seagreen; color: white; }
+    Timeline > .timeline--memcpy { background: goldenrod; color: black; }
+    Timeline > .timeline--memset { background: darkkhaki; color: black; }
+    Timeline > .timeline--comm { background: mediumvioletred; color: white; }
+    Timeline > .timeline--gpu_annotation { background: rebeccapurple; color: white; }
+    Timeline > .timeline--sync { background: indianred; color: black; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("w", "zoom(0.5)", "Zoom in"),
+        Binding("s", "zoom(2.0)", "Zoom out"),
+        Binding("a", "pan(-0.25)", "Pan left"),
+        Binding("d", "pan(0.25)", "Pan right"),
+        Binding("0", "fit_all", "Fit trace", show=False),
+        Binding("f", "fit_selection", "Fit slice"),
+        Binding("up,k", "move_row(-1)", "Row up", show=False),
+        Binding("down,j", "move_row(1)", "Row down", show=False),
+        Binding("left,comma", "sibling(-1)", "Previous slice", show=False),
+        Binding("right,full_stop", "sibling(1)", "Next slice", show=False),
+        Binding("enter", "child", "First child", show=False),
+        Binding("backspace", "parent", "Parent", show=False),
+        Binding("right_square_bracket", "follow(True)", "Follow flow", show=False),
+        Binding("left_square_bracket", "follow(False)", "Flow back", show=False),
+        Binding("n", "match(1)", "Next match", show=False),
+        Binding("N", "match(-1)", "Previous match", show=False),
+        Binding("g", "next_gap", "Next idle gap"),
+        Binding("c", "toggle_lane", "Collapse lane", show=False),
+    ]
+
+    class SelectionChanged(Message):
+        """Posted when the selected slice or idle gap changes."""
+
+    class WindowChanged(Message):
+        """Posted when the visible time window (or the gutter) changes."""
+
+    def __init__(self, trace: Trace, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.trace = trace
+        self.index = RowIndex(trace)
+        self.kinds = slice_kinds(trace)
+        self.labels = [printable(n) for n in trace.names]
+        self.gaps: Gaps = idle_gaps(trace)
+        self.gap_order = largest_first(self.gaps)
+        self._gap_step = -1
+        self.collapsed: set[int] = set()
+        self.rows: list[Row] = []
+        self._row_of: dict[tuple[int, int], int] = {}
+        self.window = (0, max(trace.span_ns, 1))
+        self.selected = -1  # slice row, -1 for none
+        self.selected_gap = -1
+        self.cursor = 0  # display row
+        self.matches = np.zeros(0, np.int64)
+        self._match_mask: npt.NDArray[np.bool_] | None = None
+        self._strips: dict[tuple[int, int, int, bool], Strip] = {}
+        self._relayout()
+        self.cursor = next((i for i, r in enumerate(self.rows) if r.lane >= 0), 0)
+
+    # --- geometry -------------------------------------------------------------------------
+
+    @property
+    def gutter_width(self) -> int:
+        return min(32, max(12, self.size.width // 5))
+
+    @property
+    def cells_width(self) -> int:
+        return max(self.size.width - self.gutter_width, 1)
+
+    def time_at(self, x: int) -> int:
+        """The time under column `x` of the cells area."""
+        t0, t1 = self.window
+        return int(t0 + (x + 0.5) * (t1 - t0) / self.cells_width)
+
+    def _relayout(self) -> None:
+        self.rows = layout(self.trace, frozenset(self.collapsed))
+        self._row_of = {(r.lane, r.depth): i for i, r in enumerate(self.rows) if r.lane >= 0}
+        self.virtual_size = Size(0, len(self.rows))
+        self._invalidate()
+
+    def _invalidate(self) -> None:
+        self._strips.clear()
+        self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._invalidate()
+        self.post_message(self.WindowChanged())
+
+    # --- drawing --------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        index = int(self.scroll_offset.y) + y
+        width = self.size.width
+        if index >= len(self.rows) or width <= 0:
+            return Strip.blank(width, self.rich_style)
+        row = self.rows[index]
+        mark = self.selected if self._row_holds(row, self.selected) else -1
+        gap = self.selected_gap
+        if gap >= 0 and row.depth == 0 and int(self.gaps.lane[gap]) == row.lane:
+            mark = -2 - gap
+        key = (index, width, mark, index == self.cursor)
+        strip = self._strips.get(key)
+        if strip is None:
+            strip = self._strips[key] = self._paint(row, index == self.cursor)
+        return strip
+
+    def _row_holds(self, row: Row, slice_row: int) -> bool:
+        if slice_row < 0 or row.lane < 0:
+            return False
+        lane = self.trace.lanes[row.lane]
+        return (
+            lane.lo <= slice_row < lane.hi and int(self.trace.slices.depth[slice_row]) == row.depth
+        )
+
+    def _paint(self, row: Row, is_cursor: bool) -> Strip:
+        gutter = self.gutter_width
+        base = self.rich_style
+        label_style = base + self.get_component_rich_style(
+            "timeline--cursor"
+            if is_cursor
+            else ("timeline--process" if row.lane < 0 else "timeline--gutter")
+        )
+        segments = [Segment(set_cell_size(self._label(row), gutter), label_style)]
+        if row.lane < 0:
+            segments.append(Segment(" " * self.cells_width, base))
+            return Strip(segments, self.size.width)
+        t0, t1 = self.window
+        cells = rasterise(self.index.get(row.lane, row.depth), t0, t1, self.cells_width)
+        gap_cells = self._gap_cells(row.lane) if row.depth == 0 else None
+        segments += paint_cells(
+            cells,
+            self.kinds,
+            self.trace.slices.name,
+            self.labels,
+            self._palette(),
+            self.selected,
+            self._match_mask,
+            gap_cells,
+            self.selected_gap,
+        )
+        return Strip(segments, self.size.width)
+
+    def _label(self, row: Row) -> str:
+        if row.lane < 0:
+            return printable(self.trace.processes[row.process].name)
+        if row.depth > 0:
+            return ""
+        lane = self.trace.lanes[row.lane]
+        mark = "▸" if row.lane in self.collapsed else ("▾" if lane.rows > 1 else " ")
+        return f" {mark} {printable(lane.name)}"
+
+    def _palette(self) -> Palette:
+        style = self.get_component_rich_style
+        return Palette(
+            base=self.rich_style,
+            kinds=[style(f"timeline--{kind}") for kind in KINDS],
+            selected=style("timeline--selected"),
+            match=style("timeline--match"),
+            gap=style("timeline--gap"),
+            gap_selected=style("timeline--gap-selected"),
+        )
+
+    def _gap_cells(self, lane: int) -> npt.NDArray[np.int64] | None:
+        """Per cell, the idle gap of this lane under its middle (-1 for none)."""
+        lo, hi = np.searchsorted(self.gaps.lane, [lane, lane + 1])
+        if lo == hi:
+            return None
+        mine = np.arange(lo, hi)
+        t0, t1 = self.window
+        width = self.cells_width
+        middle = t0 + ((np.arange(width) + 0.5) * ((t1 - t0) / width)).astype(np.int64)
+        starts, ends = self.gaps.start[mine], self.gaps.end[mine]
+        k = np.searchsorted(starts, middle, side="right") - 1
+        kc = np.maximum(k, 0)
+        inside = (k >= 0) & (ends[kc] > middle)
+        return np.where(inside, mine[kc], -1)
+
+    # --- state changes --------------------------------------------------------------------
+
+    def set_window(self, window: tuple[int, int]) -> None:
+        if window != self.window:
+            self.window = window
+            self._invalidate()
+            self.post_message(self.WindowChanged())
+
+    def select(self, slice_row: int, *, reveal: bool = True) -> None:
+        """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
+        self.selected = slice_row
+        self.selected_gap = -1
+        if slice_row >= 0:
+            lane = self.trace.lane_of(slice_row)
+            depth = int(self.trace.slices.depth[slice_row])
+            if lane.index in self.collapsed and depth > 0:
+                self.collapsed.discard(lane.index)
+                self._relayout()
+            self.cursor = self._row_of[(lane.index, depth)]
+            if reveal:
+                self._reveal(
+                    int(self.trace.slices.start[slice_row]), int(self.trace.slices.dur[slice_row])
+                )
+        self._after_selection()
+
+    def select_gap(self, gap: int) -> None:
+        self.selected, self.selected_gap = -1, gap
+        self.cursor = self._row_of[(int(self.gaps.lane[gap]), 0)]
+        start, end = int(self.gaps.start[gap]), int(self.gaps.end[gap])
+        self.set_window(nav.fit(start, end - start, self.trace.span_ns))
+        self._after_selection()
+
+    def _after_selection(self) -> None:
+        self._invalidate()
+        self.scroll_to_region_row(self.cursor)
+        self.post_message(self.SelectionChanged())
+
+    def scroll_to_region_row(self, row: int) -> None:
+        top = int(self.scroll_offset.y)
+        height = max(self.size.height, 1)
+        if row < top:
+            self.scroll_to(y=row, animate=False)
+        elif row >= top + height:
+            self.scroll_to(y=row - height + 1, animate=False)
+
+    def _reveal(self, start: int, dur: int) -> None:
+        """Pan (keeping the zoom) so that the slice's start is on screen."""
+        t0, t1 = self.window
+        if start + dur < t0 or start > t1:
+            width = t1 - t0
+            self.set_window(
+                nav.clamp_window(start - width / 2, start + width / 2, self.trace.span_ns)
+            )
+
+    def set_search(self, text: str) -> int:
+        """Highlight slices whose name contains `text`; select the first match from the view's
+        start. Returns the number of matches."""
+        self.matches = nav.search(self.trace, text)
+        if len(self.matches):
+            mask = np.zeros(len(self.trace.slices), bool)
+            mask[self.matches] = True
+            self._match_mask = mask
+            starts = self.trace.slices.start[self.matches]
+            k = int(np.searchsorted(starts, self.window[0]))
+            self.select(int(self.matches[k % len(self.matches)]))
+        else:
+            self._match_mask = None
+            self._invalidate()
+        return len(self.matches)
+
+    # --- actions --------------------------------------------------------------------------
+
+    def action_zoom(self, factor: float) -> None:
+        center = None
+        if self.selected >= 0:
+            s = self.trace.slices
+            mid = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
+            if self.window[0] <= mid <= self.window[1]:
+                center = mid
+        self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
+
+    def action_pan(self, fraction: float) -> None:
+        self.set_window(nav.pan(self.window, fraction, self.trace.span_ns))
+
+    def action_fit_all(self) -> None:
+        self.set_window((0, max(self.trace.span_ns, 1)))
+
+    def action_fit_selection(self) -> None:
+        if self.selected >= 0:
+            s = self.trace.slices
+            self.set_window(
+                nav.fit(int(s.start[self.selected]), int(s.dur[self.selected]), self.trace.span_ns)
+            )
+        elif self.selected_gap >= 0:
+            self.select_gap(self.selected_gap)
+
+    def action_move_row(self, delta: int) -> None:
+        target = self.cursor
+        while 0 <= target + delta < len(self.rows):
+            target += delta
+            if self.rows[target].lane >= 0:
+                break
+        else:
+            return
+        row = self.rows[target]
+        t0, t1 = self.window
+        s = self.trace.slices
+        if self.selected >= 0:
+            t = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
+        else:
+            t = (t0 + t1) // 2
+        found = slice_at(self.index.get(row.lane, row.depth), t, tolerance=t1 - t0)
+        if found >= 0:
+            self.select(found)
+        else:
+            self.cursor = target
+            self.selected, self.selected_gap = -1, -1
+            self._after_selection()
+
+    def action_sibling(self, delta: int) -> None:
+        row = self.rows[self.cursor]
+        if row.lane < 0:
+            return
+        rs = self.index.get(row.lane, row.depth)
+        if len(rs.rows) == 0:
+            return
+        if self._row_holds(row, self.selected):
+            k = int(np.searchsorted(rs.rows, self.selected)) + delta
+        else:
+            k = (
+                int(np.searchsorted(rs.start, self.window[0]))
+                if delta > 0
+                else (int(np.searchsorted(rs.start, self.window[1])) - 1)
+            )
+        if 0 <= k < len(rs.rows):
+            self.select(int(rs.rows[k]))
+
+    def action_child(self) -> None:
+        if self.selected >= 0:
+            kids = nav.children(self.trace, self.selected)
+            if len(kids):
+                self.select(int(kids[0]))
+
+    def action_parent(self) -> None:
+        if self.selected >= 0 and self.trace.slices.parent[self.selected] >= 0:
+            self.select(int(self.trace.slices.parent[self.selected]))
+
+    def action_follow(self, forward: bool) -> None:
+        if self.selected < 0:
+            return
+        linked = (nav.linked_forward if forward else nav.linked_back)(self.trace, self.selected)
+        if linked:
+            self.select(linked[0])
+
+    def action_match(self, delta: int) -> None:
+        if len(self.matches) == 0:
+            return
+        where = np.flatnonzero(self.matches == self.selected)
+        if len(where):
+            k = int(where[0]) + delta
+        else:
+            starts = self.trace.slices.start[self.matches]
+            k = int(np.searchsorted(starts, self.window[0])) - (1 if delta < 0 else 0)
+        self.select(int(self.matches[k % len(self.matches)]))
+
+    def action_next_gap(self) -> None:
+        if len(self.gap_order):
+            self._gap_step = (self._gap_step + 1) % len(self.gap_order)
+            self.select_gap(int(self.gap_order[self._gap_step]))
+
+    def action_toggle_lane(self) -> None:
+        row = self.rows[self.cursor]
+        if row.lane < 0:
+            return
+        if row.lane in self.collapsed:
+            self.collapsed.discard(row.lane)
+        elif self.trace.lanes[row.lane].rows > 1:
+            self.collapsed.add(row.lane)
+            s = self.trace.slices
+            if (
+                self.selected >= 0
+                and s.depth[self.selected] > 0
+                and (self.trace.lane_of(self.selected).index == row.lane)
+            ):
+                self.selected = -1
+        else:
+            return
+        self._relayout()
+        self.cursor = self._row_of[(row.lane, 0)]
+        self._after_selection()
+
+    # --- mouse ----------------------------------------------------------------------------
+
+    def on_click(self, event: events.Click) -> None:
+        index = int(self.scroll_offset.y) + event.y
+        if not 0 <= index < len(self.rows) or self.rows[index].lane < 0:
+            return
+        row = self.rows[index]
+        if event.x < self.gutter_width:
+            self.cursor = index
+            self._after_selection()
+            return
+        t0, t1 = self.window
+        cell_ns = max((t1 - t0) // self.cells_width, 1)
+        found = slice_at(
+            self.index.get(row.lane, row.depth),
+            self.time_at(event.x - self.gutter_width),
+            tolerance=cell_ns,
+        )
+        if found >= 0:
+            self.select(found, reveal=False)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        if event.ctrl or event.shift:
+            self._zoom_at(event, 1 / ZOOM_STEP)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if event.ctrl or event.shift:
+            self._zoom_at(event, ZOOM_STEP)
+
+    def _zoom_at(self, event: events.MouseEvent, factor: float) -> None:
+        x = event.x - self.gutter_width
+        center = self.time_at(x) if x >= 0 else None
+        self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
+        event.stop()
