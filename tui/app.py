@@ -115,18 +115,19 @@ class TraceApp(App[None]):
         self.query_one(Timeline).focus()
 
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
-        timeline = self.query_one(Timeline)
-        self.query_one(TimeRuler).show(timeline.window, timeline.gutter_width)
+        timeline = message.timeline
+        for ruler in self.query(TimeRuler):  # none while the app shuts down
+            ruler.show(timeline.window, timeline.gutter_width)
 
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
-        timeline = self.query_one(Timeline)
-        details = self.query_one(SliceDetails)
-        if timeline.selected >= 0:
-            details.show_slice(timeline.trace, timeline.selected)
-        elif timeline.selected_gap >= 0:
-            details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)
-        else:
-            details.clear()
+        timeline = message.timeline
+        for details in self.query(SliceDetails):
+            if timeline.selected >= 0:
+                details.show_slice(timeline.trace, timeline.selected)
+            elif timeline.selected_gap >= 0:
+                details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)
+            else:
+                details.clear()
 
     def action_help(self) -> None:
         bindings = [*Timeline.BINDINGS, *self.BINDINGS]

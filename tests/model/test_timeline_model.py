@@ -129,8 +129,9 @@ def test_time_scale():
     assert format_duration(13_500_000) == "13.5 ms"
     assert format_duration(2_010_000_000) == "2.01 s"
     assert tick_step(1_000_000, 100) == 200_000
-    assert ticks(0, 1_000_000, 100)[:3] == [(0, "0ms"), (20, "0.2ms"), (40, "0.4ms")]
-    assert ticks(1_500, 2_500, 100)[:3] == [(10, "1.6us"), (30, "1.8us"), (50, "2us")]
+    assert ticks(0, 1_000_000, 100)[:3] == [(0, "0us"), (20, "200us"), (40, "400us")]
+    assert ticks(1_500, 2_500, 100)[:3] == [(10, "1600ns"), (30, "1800ns"), (50, "2000ns")]
+    assert ticks(0, 10_000_000_000, 100)[1] == (20, "2s")
 
 
 def test_kinds_colour_by_category_and_nccl_by_name(tmp_path):

@@ -62,8 +62,12 @@ class Event(msgspec.Struct, gc=False):
     args: Args | None = None
 
 
+_NULL = msgspec.Raw(b"null")
+
+
 class _RawArgs(msgspec.Struct, gc=False):
-    args: msgspec.Raw | None = None
+    # Raw cannot be in a union with None: an absent args reads as the JSON text `null`.
+    args: msgspec.Raw = msgspec.Raw(b"null")
 
 
 @dataclass
@@ -159,7 +163,7 @@ def _args_in(buf: Buffer, start: int, end: int) -> list[bytes | None] | None:
     payload = b"".join((b"[", memoryview(buf)[start:end], b"]"))
     try:
         items = msgspec.json.decode(payload, type=list[_RawArgs])
-        return [None if item.args is None else bytes(item.args) for item in items]
+        return [None if item.args == _NULL else bytes(item.args) for item in items]
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         values = _loads_stdlib(payload)
         if values is None:

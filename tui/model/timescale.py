@@ -39,8 +39,8 @@ def ticks(t0: int, t1: int, width: int) -> list[tuple[int, str]]:
     if width <= 0 or t1 <= t0:
         return []
     step = tick_step(t1 - t0, width)
-    # The largest unit in which the step still shows in three decimals.
-    unit, size = next((u, s) for u, s in _UNITS if step * 1000 >= s)
+    # The largest unit in which the step is a whole number: 20us, 500ns, 2ms.
+    unit, size = next((u, s) for u, s in _UNITS if step >= s)
     first = -(-t0 // step) * step
     out = []
     t = first

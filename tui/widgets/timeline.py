@@ -85,8 +85,16 @@ class Timeline(ScrollView, can_focus=True):
     class SelectionChanged(Message):
         """Posted when the selected slice or idle gap changes."""
 
+        def __init__(self, timeline: Timeline) -> None:
+            super().__init__()
+            self.timeline = timeline
+
     class WindowChanged(Message):
         """Posted when the visible time window (or the gutter) changes."""
+
+        def __init__(self, timeline: Timeline) -> None:
+            super().__init__()
+            self.timeline = timeline
 
     def __init__(self, trace: Trace, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -137,7 +145,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def on_resize(self, event: events.Resize) -> None:
         self._invalidate()
-        self.post_message(self.WindowChanged())
+        self.post_message(self.WindowChanged(self))
 
     # --- drawing --------------------------------------------------------------------------
 
@@ -234,7 +242,7 @@ class Timeline(ScrollView, can_focus=True):
         if window != self.window:
             self.window = window
             self._invalidate()
-            self.post_message(self.WindowChanged())
+            self.post_message(self.WindowChanged(self))
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
@@ -261,9 +269,13 @@ class Timeline(ScrollView, can_focus=True):
         self._after_selection()
 
     def _after_selection(self) -> None:
-        self._invalidate()
+        # Only the rows holding the old and new selection (or cursor) change: the strip cache
+        # is keyed on those, so everything else is a cache hit.
+        if len(self._strips) > 4 * max(self.size.height, 1):
+            self._strips.clear()
+        self.refresh()
         self.scroll_to_region_row(self.cursor)
-        self.post_message(self.SelectionChanged())
+        self.post_message(self.SelectionChanged(self))
 
     def scroll_to_region_row(self, row: int) -> None:
         top = int(self.scroll_offset.y)
