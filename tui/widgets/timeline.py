@@ -115,6 +115,8 @@ class Timeline(ScrollView, can_focus=True):
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
         self._strips: dict[tuple[int, int, int, bool], Strip] = {}
+        self._work_rows: dict[tuple[int, int], bool] = {}
+        self._work_kinds = [KINDS.index(k) for k in ("kernel", "memcpy", "memset", "comm")]
         self._relayout()
         self.cursor = next((i for i, r in enumerate(self.rows) if r.lane >= 0), 0)
 
@@ -157,7 +159,7 @@ class Timeline(ScrollView, can_focus=True):
         row = self.rows[index]
         mark = self.selected if self._row_holds(row, self.selected) else -1
         gap = self.selected_gap
-        if gap >= 0 and row.depth == 0 and int(self.gaps.lane[gap]) == row.lane:
+        if gap >= 0 and int(self.gaps.lane[gap]) == row.lane:
             mark = -2 - gap
         key = (index, width, mark, index == self.cursor)
         strip = self._strips.get(key)
@@ -187,7 +189,7 @@ class Timeline(ScrollView, can_focus=True):
             return Strip(segments, self.size.width)
         t0, t1 = self.window
         cells = rasterise(self.index.get(row.lane, row.depth), t0, t1, self.cells_width)
-        gap_cells = self._gap_cells(row.lane) if row.depth == 0 else None
+        gap_cells = self._gap_cells(row.lane) if self._holds_work(row) else None
         segments += paint_cells(
             cells,
             self.kinds,
@@ -220,6 +222,16 @@ class Timeline(ScrollView, can_focus=True):
             gap=style("timeline--gap"),
             gap_selected=style("timeline--gap-selected"),
         )
+
+    def _holds_work(self, row: Row) -> bool:
+        """Whether the row has GPU work: gaps are drawn there (under a GPU annotation such as
+        ProfilerStep#N, kernels sit one row down)."""
+        key = (row.lane, row.depth)
+        found = self._work_rows.get(key)
+        if found is None:
+            kinds = self.kinds[self.index.get(row.lane, row.depth).rows]
+            found = self._work_rows[key] = bool(np.isin(kinds, self._work_kinds).any())
+        return found
 
     def _gap_cells(self, lane: int) -> npt.NDArray[np.int64] | None:
         """Per cell, the idle gap of this lane under its middle (-1 for none)."""
@@ -263,7 +275,12 @@ class Timeline(ScrollView, can_focus=True):
 
     def select_gap(self, gap: int) -> None:
         self.selected, self.selected_gap = -1, gap
-        self.cursor = self._row_of[(int(self.gaps.lane[gap]), 0)]
+        lane = int(self.gaps.lane[gap])
+        depth = int(self.trace.slices.depth[int(self.gaps.next_work[gap])])  # the work's row
+        if lane in self.collapsed and depth > 0:
+            self.collapsed.discard(lane)
+            self._relayout()
+        self.cursor = self._row_of[(lane, depth)]
         start, end = int(self.gaps.start[gap]), int(self.gaps.end[gap])
         self.set_window(nav.fit(start, end - start, self.trace.span_ns))
         self._after_selection()
