@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+import numpy as np
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,10 +14,13 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Input
 
 from tui.model import Trace, TraceError, load_trace
+from tui.model.stats import UNLAUNCHED, Scope
 from tui.model.text import printable
+from tui.model.verdict import step_windows
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.slice_details import SliceDetails
+from tui.widgets.stats_pane import SCOPES, StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
@@ -33,6 +37,9 @@ class TraceApp(App[None]):
         Binding("q", "quit", "Quit"),
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
+        Binding("t", "toggle_stats", "Stats"),
+        Binding("x", "stats_kind", "Ops/kernels", show=False),
+        Binding("v", "stats_scope", "Stats scope", show=False),
         Binding("escape", "close_search", "Close search", show=False),
     ]
 
@@ -128,6 +135,65 @@ class TraceApp(App[None]):
                 details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)
             else:
                 details.clear()
+
+    def action_toggle_stats(self) -> None:
+        if self.trace is None:
+            return
+        panes = self.query(StatsPane)
+        if panes:
+            panes.first().remove()
+            self.query_one("#details").display = True
+            self.query_one(Timeline).focus()
+            return
+        self.query_one("#details").display = False
+        pane = StatsPane(self.trace)
+        self.mount(pane, after=self.query_one("#details"))
+        self.call_after_refresh(lambda: pane.query_one("#stats").focus())
+
+    def action_stats_kind(self) -> None:
+        for pane in self.query(StatsPane):
+            pane.toggle_kernels()
+
+    def action_stats_scope(self) -> None:
+        for pane in self.query(StatsPane):
+            timeline = self.query_one(Timeline)
+            name = SCOPES[(SCOPES.index(pane.scope_name) + 1) % len(SCOPES)]
+            pane.set_scope(*self._scope(name, timeline))
+
+    def _scope(self, name: str, timeline: Timeline) -> tuple[str, Scope]:
+        """The scope called `name` for the timeline's state; `trace` when it does not apply."""
+        s = timeline.trace.slices
+        if name == "view":
+            return name, Scope(*timeline.window)
+        if name == "step":
+            if timeline.selected >= 0:
+                t = int(s.start[timeline.selected])
+            else:
+                t = sum(timeline.window) // 2
+            for step, a, b in step_windows(timeline.trace):
+                if a <= t < b:
+                    return f"step {step}", Scope(a, b)
+            name = "subtree"
+        if name == "subtree" and timeline.selected >= 0:
+            return f"under {timeline.trace.slice_name(timeline.selected)}", Scope(
+                root=timeline.selected
+            )
+        return "trace", Scope()
+
+    def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
+        timeline = self.query_one(Timeline)
+        trace = timeline.trace
+        if message.name == UNLAUNCHED:
+            return
+        if message.name == "ProfilerStep*":
+            ids = [i for i, n in enumerate(trace.names) if n.startswith("ProfilerStep#")]
+        else:
+            ids = [i for i, n in enumerate(trace.names) if n == message.name]
+        rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
+        rows = rows[np.argsort(trace.slices.start[rows], kind="stable")]
+        timeline.set_matches(rows)
+        if message.jump:
+            timeline.show_longest(rows)
 
     def action_help(self) -> None:
         bindings = [*Timeline.BINDINGS, *self.BINDINGS]

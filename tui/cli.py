@@ -12,8 +12,23 @@ import orjson
 
 from tui.model import TraceError, list_traces, load_trace
 from tui.model.info import report, summary
+from tui.model.kernels import KernelStat, kernel_stats
+from tui.model.report import (
+    KERNEL_HEADERS,
+    KERNEL_SORTS,
+    OP_HEADERS,
+    OP_SORTS,
+    as_json,
+    as_text,
+    kernel_cells,
+    op_cells,
+    sort_kernels,
+    sort_ops,
+)
 from tui.model.source import check_start
+from tui.model.stats import OpStat, Scope, op_stats
 from tui.model.text import printable
+from tui.model.verdict import step_windows, summarize
 
 if TYPE_CHECKING:
     from tui.app import TraceApp
@@ -44,7 +59,8 @@ def _view_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="View a PyTorch profiler (Chrome format) trace in the terminal.",
-        epilog="Also: trace-tui info FILE [--json] prints what was loaded.",
+        epilog="Also: trace-tui info FILE [--json] prints what was loaded; trace-tui summary "
+        "FILE [--format text|markdown|json] gives the verdict and the op table.",
     )
     parser.add_argument(
         "path",
@@ -67,10 +83,31 @@ def _info_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _summary_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} summary",
+        description="The verdict (overhead-bound, compute-bound, mixed, no GPU activity) with its "
+        "evidence, and the top rows of the op table (like key_averages) or the kernel table.",
+    )
+    parser.add_argument("path", help="trace file or folder")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument(
+        "--sort",
+        help=f"ops: {', '.join(OP_SORTS)} (default cpu_total); "
+        f"kernels: {', '.join(KERNEL_SORTS)} (default total)",
+    )
+    parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
+    parser.add_argument("--step", type=int, help="only ProfilerStep#N")
+    parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "info":
         return _info(args[1:])
+    if args and args[0] == "summary":
+        return _summary(args[1:])
     try:
         opts = _view_parser().parse_args(args)
     except SystemExit as e:
@@ -108,6 +145,49 @@ def _info(args: list[str]) -> int:
         sys.stdout.buffer.write(b"\n")
     else:
         print(report(info))
+    return 0
+
+
+def _summary(args: list[str]) -> int:
+    try:
+        opts = _summary_parser().parse_args(args)
+    except SystemExit as e:
+        return int(e.code or 0)
+    sorts = KERNEL_SORTS if opts.kernels else OP_SORTS
+    sort = opts.sort or sorts[0]
+    if sort not in sorts:
+        return _fail(f"--sort {sort}: choose one of {', '.join(sorts)}", 2)
+    if opts.top < 0:
+        return _fail("--top must be 0 or more", 2)
+    try:
+        trace = load_trace(opts.path)
+    except TraceError as e:
+        return _fail(str(e))
+    window = None
+    if opts.step is not None:
+        steps = {name: (a, b) for name, a, b in step_windows(trace)}
+        window = steps.get(f"ProfilerStep#{opts.step}")
+        if window is None:
+            known = ", ".join(sorted(steps, key=lambda n: steps[n][0])) or "none"
+            return _fail(f"{trace.path}: no ProfilerStep#{opts.step} (steps: {known})")
+    summary = summarize(trace, window)
+    scope = Scope(*summary.window)
+    if opts.kernels:
+        rows: list[OpStat] | list[KernelStat] = sort_kernels(kernel_stats(trace, scope), sort)
+    else:
+        rows = sort_ops(op_stats(trace, scope), sort)
+    rows = rows[: opts.top]
+    if opts.format == "json":
+        table = "kernels" if opts.kernels else "ops"
+        sys.stdout.buffer.write(as_json(trace.path, summary, table, sort, rows))
+        return 0
+    if opts.kernels:
+        headers, cells = KERNEL_HEADERS, [kernel_cells(r) for r in rows]  # type: ignore[arg-type]
+    else:
+        cpu = summary.self_cpu_ns
+        headers = OP_HEADERS
+        cells = [op_cells(r, cpu, summary.self_cuda_ns) for r in rows]  # type: ignore[arg-type]
+    sys.stdout.write(as_text(trace.path, summary, headers, cells, opts.format == "markdown"))
     return 0
 
 

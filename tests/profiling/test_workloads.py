@@ -58,6 +58,8 @@ def test_viewer_stats_agree_with_key_averages(run):
         tolerance_us = 0.001 * op.calls + 1e-6
         assert math.isclose(mine.cpu_total_ns / 1e3, op.cpu_total_us, abs_tol=tolerance_us), name
         assert math.isclose(mine.self_cpu_ns / 1e3, op.self_cpu_us, abs_tol=tolerance_us), name
+        # No GPU in these runs: both sides must say so.
+        assert mine.self_cuda_ns == 0 and op.self_device_us == 0, name
 
 
 def test_the_table_is_sorted_by_cpu_time_on_the_cpu(run):

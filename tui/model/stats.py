@@ -1,13 +1,18 @@
-"""Per-op statistics like torch's `key_averages()`: calls, self and total CPU time."""
+"""Per-op statistics like torch's `key_averages()`, with GPU time charged to the launching op."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
-from .patterns import HOST_OP_CATEGORIES, PROFILER_STEP, PROFILER_STEP_ROW
+from .attribution import attribute, cuda_totals, op_tree
+from .patterns import PROFILER_STEP, PROFILER_STEP_ROW
 from .trace import Trace
+
+# The row for GPU work whose launch call is not in the trace.
+UNLAUNCHED = "(GPU work launched outside the trace)"
 
 
 @dataclass(frozen=True)
@@ -18,84 +23,109 @@ class OpStat:
     calls: int
     self_cpu_ns: int
     cpu_total_ns: int
+    self_cuda_ns: int = 0
+    cuda_total_ns: int = 0
 
     @property
     def cpu_avg_ns(self) -> float:
         return self.cpu_total_ns / self.calls if self.calls else 0.0
 
+    @property
+    def cuda_avg_ns(self) -> float:
+        return self.cuda_total_ns / self.calls if self.calls else 0.0
 
-def op_stats(trace: Trace, window: tuple[int, int] | None = None) -> list[OpStat]:
-    """Ops on CPU lanes aggregated by name, most CPU time first.
+
+@dataclass(frozen=True)
+class Scope:
+    """Which ops count: those starting in [t0, t1), and only under `root` when it is set."""
+
+    t0: int | None = None
+    t1: int | None = None
+    root: int = -1  # a slice row: its subtree
+
+    def rows(self, trace: Trace) -> npt.NDArray[np.bool_]:
+        s = trace.slices
+        mask = np.ones(len(s), bool)
+        if self.t0 is not None:
+            mask &= s.start >= self.t0
+        if self.t1 is not None:
+            mask &= s.start < self.t1
+        if self.root >= 0:
+            lane = trace.lane_of(self.root)
+            inside = np.zeros(len(s), bool)
+            inside[lane.lo : lane.hi] = True
+            start, end = int(s.start[self.root]), int(s.start[self.root] + s.dur[self.root])
+            inside &= (s.start >= start) & (s.start + s.dur <= end)
+            inside &= s.depth >= s.depth[self.root]
+            mask &= inside
+        return mask
+
+
+def op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
+    """Ops aggregated by name, most CPU time first (the unlaunched GPU work row last).
 
     Ops are the slices key_averages() counts (CPU ops, annotations, runtime calls); a trace from
     another tool, with none of those categories, has every CPU-lane slice counted. Self time is a
     slice's duration less that of the ops directly inside it (slices that are not ops, such as
     Python frames, are looked through). `ProfilerStep#N` rows fold into `ProfilerStep*`, as in
-    torch's table.
-
-    Args:
-        window: only ops that start in [t0, t1) ns, when given.
+    torch's table. GPU work counts in the Self CUDA of the op that launched it and in the CUDA
+    total of every op enclosing that one.
     """
     s = trace.slices
-    cpu_row = np.zeros(len(s), bool)
-    for lane in trace.lanes:
-        if lane.kind == "cpu":
-            cpu_row[lane.lo : lane.hi] = True
-    op_cat = np.asarray([c.lower() in HOST_OP_CATEGORIES for c in trace.categories] + [False])
-    is_op = cpu_row & op_cat[s.cat]
-    if not is_op.any():
-        is_op = cpu_row
-    # The nearest enclosing op of every slice, looking through non-op slices.
-    up = s.parent.astype(np.int64)
-    climb = np.flatnonzero((up >= 0) & ~is_op[np.maximum(up, 0)])
-    while len(climb):
-        up[climb] = s.parent[up[climb]]
-        climb = climb[(up[climb] >= 0) & ~is_op[np.maximum(up[climb], 0)]]
-    is_op = _drop_wrappers(is_op, up, s.name)
+    tree = op_tree(trace)
     inside = np.zeros(len(s), np.int64)
-    child = np.flatnonzero(is_op & (up >= 0))
-    np.add.at(inside, up[child], s.dur[child])
-    rows = is_op
-    if window is not None:
-        rows = rows & (s.start >= window[0]) & (s.start < window[1])
-    picked = np.flatnonzero(rows)
+    child = np.flatnonzero(tree.is_op & (tree.up >= 0))
+    np.add.at(inside, tree.up[child], s.dur[child])
+    in_scope = scope.rows(trace) if scope is not None else np.ones(len(s), bool)
+    picked = np.flatnonzero(tree.is_op & in_scope)
+    self_cuda, cuda_total = cuda_totals(trace)
     groups = _name_groups(trace)
     group = groups[s.name[picked]]
     n = int(groups.max()) + 1 if len(groups) else 0
+
+    def total(values: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+        return np.bincount(group, weights=values[picked], minlength=n).astype(np.float64)
+
     calls = np.bincount(group, minlength=n)
-    total = np.bincount(group, weights=s.dur[picked], minlength=n)
-    self_time = np.bincount(group, weights=(s.dur - inside)[picked], minlength=n)
+    cpu, self_cpu = total(s.dur), total(s.dur - inside)
+    own_cuda, all_cuda = total(self_cuda), total(cuda_total)
     labels = _group_labels(trace, groups)
     stats = [
-        OpStat(labels[g], int(calls[g]), round(float(self_time[g])), round(float(total[g])))
+        OpStat(
+            labels[g],
+            int(calls[g]),
+            round(self_cpu[g]),
+            round(cpu[g]),
+            round(own_cuda[g]),
+            round(all_cuda[g]),
+        )
         for g in np.flatnonzero(calls).tolist()
     ]
     stats.sort(key=lambda o: (-o.cpu_total_ns, o.name))
+    unlaunched = _unlaunched(trace, scope)
+    if unlaunched.calls:
+        stats.append(unlaunched)
     return stats
 
 
-def _drop_wrappers(is_op: np.ndarray, up: np.ndarray, name: np.ndarray) -> np.ndarray:
-    """Fold an op into its parent when it is the parent's only child and has its name.
-
-    torch does this in key_averages() (EventList._remove_dup_nodes): an overload calling itself
-    counts once. Children of a folded op move up to the parent (`up` is updated in place).
-    """
-    is_op = is_op.copy()
-    while True:
-        has_up = is_op & (up >= 0)
-        children = np.bincount(up[has_up], minlength=len(up))
-        rows = np.flatnonzero(has_up)
-        dup = rows[(name[up[rows]] == name[rows]) & (children[up[rows]] == 1)]
-        if len(dup) == 0:
-            return is_op
-        is_op[dup] = False
-        folded = np.zeros(len(up), bool)
-        folded[dup] = True
-        moved = np.flatnonzero(is_op & (up >= 0) & folded[np.maximum(up, 0)])
-        up[moved] = up[up[moved]]
+def _unlaunched(trace: Trace, scope: Scope | None) -> OpStat:
+    att = attribute(trace)
+    rows = att.work[att.op < 0]
+    if scope is not None and scope.root < 0:
+        starts = trace.slices.start[rows]
+        keep = np.ones(len(rows), bool)
+        if scope.t0 is not None:
+            keep &= starts >= scope.t0
+        if scope.t1 is not None:
+            keep &= starts < scope.t1
+        rows = rows[keep]
+    elif scope is not None:
+        rows = rows[:0]  # a subtree launched all of its own work
+    gpu = int(trace.slices.dur[rows].sum())
+    return OpStat(UNLAUNCHED, len(rows), 0, 0, gpu, gpu)
 
 
-def _name_groups(trace: Trace) -> np.ndarray:
+def _name_groups(trace: Trace) -> npt.NDArray[np.int64]:
     """Name id -> row id: names are their own rows except the ProfilerStep#N family."""
     ids = np.arange(len(trace.names), dtype=np.int64)
     steps = [i for i, name in enumerate(trace.names) if PROFILER_STEP.match(name)]
@@ -104,7 +134,7 @@ def _name_groups(trace: Trace) -> np.ndarray:
     return ids
 
 
-def _group_labels(trace: Trace, groups: np.ndarray) -> dict[int, str]:
+def _group_labels(trace: Trace, groups: npt.NDArray[np.int64]) -> dict[int, str]:
     labels = {int(g): trace.names[int(g)] for g in np.unique(groups)}
     for g in labels:
         if PROFILER_STEP.match(labels[g]):

@@ -150,6 +150,8 @@ class Trace:
     adjusted: Counter[str]
     _buffer: Buffer = field(repr=False)
     _chunks: ChunkTable = field(repr=False)
+    # Derived data computed once on first use (op tree, GPU attribution, gaps), by name.
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def lane_of(self, row: int) -> Lane:
         """The lane holding slice `row`."""

@@ -314,18 +314,30 @@ class Timeline(ScrollView, can_focus=True):
     def set_search(self, text: str) -> int:
         """Highlight slices whose name contains `text`; select the first match from the view's
         start. Returns the number of matches."""
-        self.matches = nav.search(self.trace, text)
+        self.set_matches(nav.search(self.trace, text))
         if len(self.matches):
-            mask = np.zeros(len(self.trace.slices), bool)
-            mask[self.matches] = True
-            self._match_mask = mask
             starts = self.trace.slices.start[self.matches]
             k = int(np.searchsorted(starts, self.window[0]))
             self.select(int(self.matches[k % len(self.matches)]))
+        return len(self.matches)
+
+    def set_matches(self, rows: npt.NDArray[np.int64]) -> None:
+        """Highlight these slices (sorted by start); `n`/`N` walk them."""
+        self.matches = rows
+        if len(rows):
+            mask = np.zeros(len(self.trace.slices), bool)
+            mask[rows] = True
+            self._match_mask = mask
         else:
             self._match_mask = None
-            self._invalidate()
-        return len(self.matches)
+        self._invalidate()
+
+    def show_longest(self, rows: npt.NDArray[np.int64]) -> None:
+        """Select the longest of these slices and fit the view to it."""
+        if len(rows):
+            longest = int(rows[np.argmax(self.trace.slices.dur[rows])])
+            self.select(longest)
+            self.action_fit_selection()
 
     # --- actions --------------------------------------------------------------------------
 

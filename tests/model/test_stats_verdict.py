@@ -1,0 +1,160 @@
+"""GPU attribution, the op and kernel tables, and the verdict, on traces with known answers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATA
+from tui.model import load_trace
+from tui.model.kernels import kernel_stats
+from tui.model.stats import UNLAUNCHED, Scope, op_stats
+from tui.model.verdict import BUSY_HIGH, BUSY_LOW, judge, summarize
+
+US = 1000
+
+
+@pytest.fixture(scope="module")
+def att():
+    return load_trace(DATA / "attribution.json")
+
+
+def _ops(trace, scope=None):
+    return {o.name: o for o in op_stats(trace, scope)}
+
+
+def test_gpu_time_goes_to_the_op_enclosing_the_launch(att):
+    ops = _ops(att)
+    assert (ops["inner"].self_cuda_ns, ops["inner"].cuda_total_ns) == (10 * US, 10 * US)
+    # K2 (driver launch) and K3 (runtime launch) run directly under "outer", which also
+    # encloses "inner" and "graph".
+    assert (ops["outer"].self_cuda_ns, ops["outer"].cuda_total_ns) == (30 * US, 49 * US)
+    assert (ops["graph"].self_cuda_ns, ops["graph"].cuda_total_ns) == (9 * US, 9 * US)
+    assert ops["cudaLaunchKernel"].self_cuda_ns == 0  # the launch call itself is not charged
+    assert (ops[UNLAUNCHED].calls, ops[UNLAUNCHED].self_cuda_ns) == (1, 2 * US)
+    total_gpu = (10 + 20 + 10 + 5 + 4 + 2) * US
+    assert sum(o.self_cuda_ns for o in ops.values()) == total_gpu
+
+
+def test_cpu_columns_and_scopes(att):
+    ops = _ops(att)
+    # 100 us less inner (30), the two launches directly in it (2 + 1) and graph (10).
+    assert (ops["outer"].self_cpu_ns, ops["outer"].cpu_total_ns) == (57 * US, 100 * US)
+    assert ops["cudaLaunchKernel"].calls == 2
+    in_view = _ops(att, Scope(45 * US, 100 * US))
+    assert set(in_view) == {
+        "cuLaunchKernel",
+        "cudaLaunchKernel",
+        "graph",
+        "cudaGraphLaunch",
+        UNLAUNCHED,
+    }  # the orphan kernel starts at 96 us
+    outer_row = next(r for r in range(len(att.slices)) if att.slice_name(r) == "inner")
+    under = _ops(att, Scope(root=outer_row))
+    assert set(under) == {"inner", "cudaLaunchKernel"}
+    assert under["inner"].cuda_total_ns == 10 * US
+
+
+def test_kernel_table(att):
+    kernels = {k.name: k for k in kernel_stats(att)}
+    assert list(kernels) == ["K2", "K1", "K3", "G", "orphan"]
+    g = kernels["G"]
+    assert (g.calls, g.total_ns, g.min_ns, g.max_ns, g.avg_ns) == (
+        2,
+        9 * US,
+        4 * US,
+        5 * US,
+        4.5 * US,
+    )
+    assert kernels["K2"].share == pytest.approx(20 / 51)
+    assert kernels["K1"].geometry == {"grid": "4x1x1", "block": "128x1x1", "registers": "32"}
+
+
+def test_summary_busy_is_the_union_of_gpu_work(att):
+    summary = summarize(att)
+    e = summary.verdict.evidence
+    assert summary.window == (0, 100 * US)
+    assert e.gpu_busy_ns == 41 * US  # K3 overlaps K2 on another stream
+    assert summary.self_cuda_ns == 51 * US
+    assert e.launches == 4
+    assert summary.median_launch_delay_ns == 5 * US  # 8, 5, 4, 4 and 10 us
+
+
+def _trace(tmp_path, kernels_us, launch_us, gap_us, steps=3, cpu_only=False):
+    events, t, corr = [], 0.0, 1
+    for step in range(steps):
+        start = t
+        for _ in range(4):
+            if not cpu_only:
+                events.append(
+                    {
+                        "ph": "X",
+                        "cat": "cuda_runtime",
+                        "name": "cudaLaunchKernel",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": t,
+                        "dur": launch_us,
+                        "args": {"correlation": corr},
+                    }
+                )
+                events.append(
+                    {
+                        "ph": "X",
+                        "cat": "kernel",
+                        "name": "k",
+                        "pid": 0,
+                        "tid": 7,
+                        "ts": t + launch_us,
+                        "dur": kernels_us,
+                        "args": {"correlation": corr},
+                    }
+                )
+            else:
+                events.append(
+                    {
+                        "ph": "X",
+                        "cat": "cpu_op",
+                        "name": "aten::mm",
+                        "pid": 1,
+                        "tid": 1,
+                        "ts": t,
+                        "dur": launch_us,
+                    }
+                )
+            corr += 1
+            t += max(launch_us, kernels_us) + gap_us
+        events.append(
+            {
+                "ph": "X",
+                "cat": "user_annotation",
+                "name": f"ProfilerStep#{step}",
+                "pid": 1,
+                "tid": 1,
+                "ts": start,
+                "dur": t - start,
+            }
+        )
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(events))
+    return load_trace(path)
+
+
+def test_verdicts(tmp_path):
+    tiny = summarize(_trace(tmp_path, kernels_us=2, launch_us=30, gap_us=10))
+    assert tiny.verdict.label == "overhead-bound"
+    assert tiny.verdict.evidence.gpu_busy < BUSY_LOW
+    assert [s.verdict.label for s in tiny.steps] == ["overhead-bound"] * 3
+    big = summarize(_trace(tmp_path, kernels_us=4000, launch_us=10, gap_us=1))
+    assert big.verdict.label == "compute-bound" and big.verdict.evidence.gpu_busy >= BUSY_HIGH
+    middle = summarize(_trace(tmp_path, kernels_us=50, launch_us=5, gap_us=45))
+    assert middle.verdict.label == "mixed"
+    cpu = summarize(_trace(tmp_path, kernels_us=0, launch_us=30, gap_us=5, cpu_only=True))
+    assert cpu.verdict.label == "no GPU activity"
+    assert "GPU busy" in tiny.verdict.reason and "launch calls took" in tiny.verdict.reason
+
+
+def test_judge_counts_only_the_window(att):
+    v = judge(att, 80 * US, 100 * US)
+    assert v.evidence.launches == 1 and v.evidence.launched_gpu_ns == 9 * US

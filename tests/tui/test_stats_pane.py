@@ -1,0 +1,114 @@
+"""The stats pane driven with Pilot: toggling, sorting by key and by click, filtering, scopes,
+ops/kernels, and rows tied to the timeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import DATA
+from tui.cli import make_app
+from tui.widgets.stats_pane import StatsPane
+from tui.widgets.stats_table import StatsTable
+from tui.widgets.timeline import Timeline
+
+
+@pytest.fixture
+async def pane():
+    app = make_app(DATA / "attribution.json")
+    async with app.run_test(size=(140, 40)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("t")
+        await pilot.pause()
+        yield pilot, app
+
+
+def names(table: StatsTable) -> list[str]:
+    return [r.name for r in table.visible_rows()]
+
+
+async def test_t_toggles_the_pane_and_it_opens_sorted_by_cpu_total(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    assert app.focused is table
+    assert table.columns_spec[table.sort_column].header == "CPU total"
+    assert names(table)[0] == "outer"
+    await pilot.press("t")
+    assert not app.query(StatsPane)
+    assert app.query_one("#details").display
+
+
+async def test_number_keys_sort_and_repeat_reverses(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    await pilot.press("6")  # Self CUDA, largest first
+    assert names(table)[:3] == ["outer", "inner", "graph"]
+    await pilot.press("6")
+    assert names(table)[-1] == "outer"
+    await pilot.press("1")  # Name, A to Z
+    assert names(table) == sorted(names(table))
+
+
+async def test_clicking_a_header_sorts_by_it(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    calls = [c.header for c in table.columns_spec].index("Calls")
+    table.post_message(
+        StatsTable.HeaderSelected(
+            table,
+            list(table.columns)[calls],
+            calls,
+            table.columns[list(table.columns)[calls]].label,
+        )
+    )
+    await pilot.pause()
+    assert table.columns_spec[table.sort_column].header == "Calls"
+    assert names(table)[0] == "cudaLaunchKernel"  # 2 calls
+
+
+async def test_filter_keeps_matching_names(pane):
+    pilot, app = pane
+    await pilot.click("#filter")
+    await pilot.press(*"launch")
+    table = app.query_one(StatsTable)
+    assert sorted(names(table)) == [
+        "(GPU work launched outside the trace)",
+        "cuLaunchKernel",
+        "cudaGraphLaunch",
+        "cudaLaunchKernel",
+    ]
+
+
+async def test_x_switches_to_kernels_and_v_cycles_scopes(pane):
+    pilot, app = pane
+    stats = app.query_one(StatsPane)
+    await pilot.press("x")
+    table = app.query_one(StatsTable)
+    assert names(table) == ["K2", "K1", "K3", "G", "orphan"]
+    await pilot.press("x", "v")
+    assert stats.scope_name == "view"
+    timeline = app.query_one(Timeline)
+    timeline.set_window((45_000, 100_000))
+    # No ProfilerStep here and nothing selected: step and subtree fall back to the whole trace.
+    await pilot.press("v")
+    assert stats.scope_name == "trace"
+    await pilot.press("v")
+    assert stats.scope_name == "view" and stats.scope.t0 == 45_000
+    assert "inner" not in names(table)
+
+
+async def test_highlighted_row_marks_its_slices_and_enter_jumps_to_the_longest(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    timeline = app.query_one(Timeline)
+    await pilot.press("1")  # by name
+    table.move_cursor(row=names(table).index("cudaLaunchKernel") - 1)
+    await pilot.press("down")
+    assert table.row_at_cursor().name == "cudaLaunchKernel"
+    assert [timeline.trace.slice_name(int(r)) for r in timeline.matches] == [
+        "cudaLaunchKernel",
+        "cudaLaunchKernel",
+    ]
+    await pilot.press("enter")
+    assert timeline.trace.slice_name(timeline.selected) == "cudaLaunchKernel"
+    assert int(timeline.trace.slices.dur[timeline.selected]) == 3_000  # the longer one

@@ -1,0 +1,76 @@
+"""`trace-tui summary` in its three formats, run as a subprocess."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from tests.conftest import DATA
+from tests.tui.test_cli import run
+
+
+def test_text_has_the_verdict_the_strip_and_the_table():
+    done = run("summary", str(DATA / "attribution.json"))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Verdict" in out and "mixed" in out
+    assert re.search(r"Self CUDA time total\s+51 us", out)
+    assert re.search(r"GPU busy\s+41.0% of 100 us", out)
+    assert "outer" in out and "\x1b" not in out
+    lines = out.splitlines()
+    header = next(line for line in lines if line.startswith("Name"))
+    assert "Self CUDA" in header and "# Calls" in header
+
+
+def test_markdown_is_ready_to_paste():
+    done = run(
+        "summary", str(DATA / "attribution.json"), "--format", "markdown", "--kernels", "--top", "2"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("### trace-tui summary:")
+    assert "- **Verdict**: mixed" in done.stdout
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| K")]
+    assert [r.split(" | ")[0] for r in rows] == ["| K2", "| K1"]
+
+
+def test_json_schema_sort_top_and_step(tmp_path):
+    done = run(
+        "summary",
+        str(DATA / "attribution.json"),
+        "--format",
+        "json",
+        "--sort",
+        "self_cuda",
+        "--top",
+        "3",
+    )
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert doc["verdict"]["label"] == "mixed"
+    assert doc["summary"]["gpu_busy_ns"] == 41_000 and doc["summary"]["wall_ns"] == 100_000
+    assert doc["summary"]["self_cuda_total_ns"] == 51_000
+    assert doc["table"] == "ops" and [r["name"] for r in doc["rows"]] == ["outer", "inner", "graph"]
+    assert set(doc["rows"][0]) == {
+        "name",
+        "calls",
+        "self_cpu_ns",
+        "cpu_total_ns",
+        "cpu_avg_ns",
+        "self_cuda_ns",
+        "cuda_total_ns",
+        "cuda_avg_ns",
+    }
+    step = run("summary", str(DATA / "nested_cpu.json"), "--format", "json", "--step", "2")
+    doc = json.loads(step.stdout)
+    assert doc["window_ns"] == [100_000, 160_000]
+    assert doc["verdict"]["label"] == "no GPU activity"
+
+
+def test_errors_are_one_line():
+    done = run("summary", str(DATA / "nested_cpu.json"), "--step", "9")
+    assert done.returncode == 1
+    assert "no ProfilerStep#9 (steps: ProfilerStep#1, ProfilerStep#2)" in done.stderr
+    done = run("summary", str(DATA / "nested_cpu.json"), "--sort", "nope")
+    assert done.returncode == 2 and "--sort nope" in done.stderr
+    done = run("summary", "/nonexistent.json")
+    assert done.returncode == 1 and done.stderr.count("\n") == 1

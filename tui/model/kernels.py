@@ -1,0 +1,91 @@
+"""The kernel table: GPU work by name, with launch geometry from the first instance's args."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .attribution import attribute
+from .stats import Scope
+from .trace import Trace
+
+# Args Kineto writes on kernels, as shown in the table.
+GEOMETRY = {
+    "grid": "grid",
+    "block": "block",
+    "registers per thread": "registers",
+    "shared memory": "shared mem",
+    "est. achieved occupancy %": "occupancy %",
+}
+
+
+@dataclass(frozen=True)
+class KernelStat:
+    """One kernel (or memcpy/memset) name and its durations (ns)."""
+
+    name: str
+    calls: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+    share: float  # of all GPU work time in the scope
+    geometry: dict[str, str]
+
+    @property
+    def avg_ns(self) -> float:
+        return self.total_ns / self.calls if self.calls else 0.0
+
+
+def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
+    """GPU work aggregated by name, most time first."""
+    s = trace.slices
+    rows = attribute(trace).work
+    if scope is not None:
+        rows = (
+            rows[scope.rows(trace)[rows]] if scope.root < 0 else rows[_launched_under(trace, scope)]
+        )
+    if len(rows) == 0:
+        return []
+    names, dur = s.name[rows].astype(np.int64), s.dur[rows]
+    order = np.lexsort((dur, names))
+    names, dur, rows = names[order], dur[order], rows[order]
+    starts = np.flatnonzero(np.concatenate(([True], names[1:] != names[:-1])))
+    ends = np.concatenate((starts[1:], [len(names)]))
+    everything = int(dur.sum())
+    out = []
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        total = int(dur[a:b].sum())
+        first = int(rows[a:b][np.argmin(s.start[rows[a:b]])])
+        out.append(
+            KernelStat(
+                trace.names[int(names[a])],
+                b - a,
+                total,
+                int(dur[a]),
+                int(dur[b - 1]),
+                total / everything if everything else 0.0,
+                _geometry(trace, first),
+            )
+        )
+    out.sort(key=lambda k: (-k.total_ns, k.name))
+    return out
+
+
+def _launched_under(trace: Trace, scope: Scope) -> np.ndarray:
+    att = attribute(trace)
+    in_scope = scope.rows(trace)
+    return (att.op >= 0) & in_scope[np.maximum(att.op, 0)]
+
+
+def _geometry(trace: Trace, row: int) -> dict[str, str]:
+    args = trace.args(row)
+    if not isinstance(args, dict):
+        return {}
+    return {label: _short(args[key]) for key, label in GEOMETRY.items() if key in args}
+
+
+def _short(value: object) -> str:
+    if isinstance(value, list):
+        return "x".join(str(v) for v in value)
+    return str(value)
