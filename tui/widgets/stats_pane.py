@@ -68,7 +68,7 @@ class StatsPane(Vertical):
 
     DEFAULT_CSS = """
     StatsPane { height: 50%; border-top: solid $primary; }
-    StatsPane > #strip { height: auto; max-height: 6; padding: 0 1; background: $boost; }
+    StatsPane > #strip { height: auto; max-height: 7; padding: 0 1; background: $boost; }
     StatsPane > #filter { height: 3; }
     StatsPane > StatsTable { height: 1fr; }
     """
@@ -117,6 +117,11 @@ class StatsPane(Vertical):
         for label, value in summary_lines(summary):
             lines.append(f"{label}: ", style="bold")
             lines.append(printable(value) + "   ")
+        if summary.steps:
+            lines.append("\nSteps: ", style="bold")
+            lines.append("   ".join(
+                f"{printable(s.name)} {format_duration(s.dur_ns)} GPU "
+                f"{s.verdict.evidence.gpu_busy:.0%} {s.verdict.label}" for s in summary.steps))
         self.query_one("#strip", Static).update(lines)
         table = self.query_one(StatsTable)
         if self.kernels:
