@@ -24,10 +24,18 @@ def _pct(part: float, whole: float) -> str:
     return f"{part / whole:.2%}" if whole else "-"
 
 
+NAME_CELLS = 48
+
+
+def _name(text: str) -> str:
+    """Kernel names run to hundreds of characters: the table shows the start of them."""
+    return text if len(text) <= NAME_CELLS else text[: NAME_CELLS - 1] + "…"
+
+
 def op_columns(cpu: int, cuda: int) -> list[Column]:
     d = format_duration
     return [
-        Column("Name", lambda r: r.name, lambda r: r.name, numeric=False),
+        Column("Name", lambda r: _name(r.name), lambda r: r.name, numeric=False),
         Column("Self CPU", lambda r: d(r.self_cpu_ns), lambda r: r.self_cpu_ns),
         Column("Self CPU %", lambda r: _pct(r.self_cpu_ns, cpu), lambda r: r.self_cpu_ns),
         Column("CPU total", lambda r: d(r.cpu_total_ns), lambda r: r.cpu_total_ns),
@@ -44,7 +52,7 @@ def kernel_columns() -> list[Column]:
     d = format_duration
     geometry = ("grid", "block", "registers", "shared mem", "occupancy %")
     return [
-        Column("Name", lambda r: r.name, lambda r: r.name, numeric=False),
+        Column("Name", lambda r: _name(r.name), lambda r: r.name, numeric=False),
         Column("Total", lambda r: d(r.total_ns), lambda r: r.total_ns),
         Column("GPU %", lambda r: f"{r.share:.1%}", lambda r: r.share),
         Column("Calls", lambda r: f"{r.calls:,}", lambda r: r.calls),
@@ -68,8 +76,8 @@ class StatsPane(Vertical):
 
     DEFAULT_CSS = """
     StatsPane { height: 50%; border-top: solid $primary; }
-    StatsPane > #strip { height: auto; max-height: 7; padding: 0 1; background: $boost; }
-    StatsPane > #filter { height: 3; }
+    StatsPane > #strip { height: auto; max-height: 5; padding: 0 1; background: $boost; }
+    StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > StatsTable { height: 1fr; }
     """
 
@@ -108,20 +116,23 @@ class StatsPane(Vertical):
         if self.scope.t0 is not None and self.scope.t1 is not None:
             window = (self.scope.t0, self.scope.t1)
         summary = summarize(self.trace, window)
-        lines = Text(
-            f"{'Kernels' if self.kernels else 'Ops'} · scope: {self.scope_name}"
-            "   (x: ops/kernels, v: scope, 1-9 or click a header: sort, "
-            "enter: longest occurrence)\n",
-            style="bold",
+        pairs = dict(summary_lines(summary))
+        lines = Text(summary.verdict.label.upper(), style="bold reverse")
+        lines.append(f"  {printable(pairs['Why'])}\n")
+        lines.append(
+            f"{'Kernels' if self.kernels else 'Ops'}, scope {self.scope_name} ", style="bold"
         )
-        for label, value in summary_lines(summary):
-            lines.append(f"{label}: ", style="bold")
-            lines.append(printable(value) + "   ")
+        lines.append("(x ops/kernels, v scope, 1-9 or a header click sorts, enter: longest)\n")
+        lines.append("   ".join(f"{label}: {printable(pairs[label])}" for label in list(pairs)[2:]))
         if summary.steps:
             lines.append("\nSteps: ", style="bold")
-            lines.append("   ".join(
-                f"{printable(s.name)} {format_duration(s.dur_ns)} GPU "
-                f"{s.verdict.evidence.gpu_busy:.0%} {s.verdict.label}" for s in summary.steps))
+            lines.append(
+                "   ".join(
+                    f"{printable(s.name)} {format_duration(s.dur_ns)} GPU "
+                    f"{s.verdict.evidence.gpu_busy:.0%} {s.verdict.label}"
+                    for s in summary.steps
+                )
+            )
         self.query_one("#strip", Static).update(lines)
         table = self.query_one(StatsTable)
         if self.kernels:
