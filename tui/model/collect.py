@@ -82,8 +82,13 @@ class Columns:
             self.parts.setdefault(name, []).append(np.asarray(values))
 
     def get(self, name: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
+        """The whole column; its chunk parts are merged once and then freed."""
         parts = self.parts.get(name)
-        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.zeros(0, dtype)
+        if not parts:
+            return np.zeros(0, dtype)
+        if len(parts) > 1:
+            parts[:] = [np.concatenate(parts)]
+        return parts[0].astype(dtype, copy=False)
 
     def __len__(self) -> int:
         first = next(iter(self.parts.values()), [])

@@ -90,6 +90,7 @@ class Layout:
     end: int  # the closing "]", or the end of the data when it is missing
     closed: bool
     meta: dict[str, Any] = field(default_factory=dict)
+    open_end: bool = False  # object form: where the array closes is found while decoding
 
 
 def locate_events(buf: Buffer, name: str) -> Layout:
@@ -103,6 +104,9 @@ def locate_events(buf: Buffer, name: str) -> Layout:
         return Layout("array", first + 1, end if end is not None else len(buf), end is not None)
     if lead != b"{":
         raise TraceError(name, not_json_reason(bytes(buf[first : first + 64])))
+    quick = _locate_without_parsing(buf)
+    if quick is not None:
+        return quick
     try:
         top = msgspec.json.decode(buf, type=dict[str, msgspec.Raw])
     except msgspec.ValidationError:
@@ -135,12 +139,21 @@ def decode_chunks(buf: Buffer, layout: Layout, skipped: Counter[str]) -> Iterato
         while isinstance(result, _Failure) and result.at_end and b < end:
             b = _boundary_after(buf, b + 1, end)  # the cut fell inside a value: widen
             result = _try_decode(view, a, b)
+        if isinstance(result, _Failure) and result.closed_at >= 0 and layout.open_end:
+            closer = a + result.closed_at
+            tail = _tail_keys(buf, closer)
+            if tail is not None:  # the object really goes on after the array: it ended here
+                layout.end, layout.closed = closer, True
+                layout.meta.update(tail)
+                end = state.end = _strip_tail(buf, a, closer)
+                b = end
+                result = _try_decode(view, a, b) if a < b else ([], False)
         if isinstance(result, _Failure):
             # Damage: re-cut at a boundary found by a careful scan, then go event by event.
             b = _item_end_after(buf, a, b, end)
             chunks = list(_salvage(view, buf, a, b, first, skipped, state))
         else:
-            chunks = [Chunk(a, b, first, *result)]
+            chunks = [Chunk(a, b, first, *result)] if result[0] else []
         for chunk in chunks:
             yield chunk
             first += len(chunk.events)
@@ -183,6 +196,7 @@ def decode_args(raw: bytes) -> Any:
 @dataclass
 class _Failure:
     at_end: bool  # the chunk ended inside a value: widening it may fix it
+    closed_at: int = -1  # the event array closed inside the chunk, at this text offset
 
 
 def _try_decode(view: memoryview, a: int, b: int) -> tuple[list[Event], bool] | _Failure:
@@ -211,6 +225,10 @@ def _lenient(payload: bytes, error: Exception) -> tuple[list[Event], bool] | _Fa
     A chunk that was cut inside a value fails at its end: that is reported, not read.
     """
     match = _ERROR_BYTE.search(str(error))
+    if match is not None and "trailing characters" in str(error):
+        # The array's own ']' came before the chunk's end: the events stop there.
+        close = payload.rfind(b"]", 0, int(match.group(1)))
+        return _Failure(False, close - 1)
     if str(error).startswith("Input data was truncated") or (
         match is not None and int(match.group(1)) >= len(payload) - 1
     ):
@@ -408,6 +426,24 @@ def _offset_in(buf: Buffer, raw: msgspec.Raw) -> int:
     return int(inner - base)
 
 
+def _locate_without_parsing(buf: Buffer) -> Layout | None:
+    """Find traceEvents by its key, without reading the whole file.
+
+    Parsing the whole object first would bring every page of a multi-GB file into memory at
+    once. The array's end is found while decoding (see decode_chunks). None when the key is not
+    clearly at the top level: then the caller parses the whole object.
+    """
+    match = _EVENTS_KEY.search(buf)
+    if match is None:
+        return None
+    head = bytes(buf[: match.start()]).rstrip(_WHITESPACE).rstrip(b",")
+    try:
+        top = msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None  # the key sits inside another value
+    return Layout("object", match.end(), len(buf), False, _small_meta(top), open_end=True)
+
+
 def _locate_in_broken_object(buf: Buffer, name: str) -> Layout:
     """An object that does not parse: most often a writer that died inside traceEvents."""
     match = _EVENTS_KEY.search(buf)
@@ -416,35 +452,27 @@ def _locate_in_broken_object(buf: Buffer, name: str) -> Layout:
     meta: dict[str, Any] = {}
     head = bytes(buf[: match.start()]).rstrip(_WHITESPACE).rstrip(b",")
     try:
-        top = msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw])
-        meta = _small_meta(top)
+        meta = _small_meta(msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw]))
     except (msgspec.DecodeError, msgspec.ValidationError):
         pass
-    tail = _object_tail(buf, match.end())
-    if tail is None:
-        return Layout("object", match.end(), len(buf), False, meta)
-    end, tail_meta = tail
-    return Layout("object", match.end(), end, True, {**meta, **tail_meta})
+    return Layout("object", match.end(), len(buf), False, meta, open_end=True)
 
 
-def _object_tail(buf: Buffer, start: int) -> tuple[int, dict[str, Any]] | None:
-    """The closing ']' of traceEvents when the object after it is intact, with its keys."""
-    window = max(start, len(buf) - _MAX_META_BYTES)
-    pos = len(buf)
-    for _ in range(64):
-        pos = buf.rfind(b"]", window, pos)
-        if pos < 0:
-            return None
-        rest = bytes(buf[pos + 1 :]).strip(_WHITESPACE)
-        if rest == b"}":
-            return pos, {}
-        if rest.startswith(b","):
-            try:
-                top = msgspec.json.decode(b"{" + rest[1:], type=dict[str, msgspec.Raw])
-            except (msgspec.DecodeError, msgspec.ValidationError):
-                continue
-            return pos, _small_meta(top)
-    return None
+def _tail_keys(buf: Buffer, pos: int) -> dict[str, Any] | None:
+    """The keys after a ']' at `pos` if the text after it ends the top-level object."""
+    after = _skip_ws(buf, pos + 1, len(buf))
+    if after >= len(buf) or buf[after] not in b",}":
+        return None
+    rest = bytes(buf[after:]).rstrip(_WHITESPACE)
+    if rest == b"}":
+        return {}
+    if not rest.startswith(b","):
+        return None
+    try:
+        top = msgspec.json.decode(b"{" + rest[1:], type=dict[str, msgspec.Raw])
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return _small_meta(top)
 
 
 def _small_meta(top: dict[str, msgspec.Raw]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import mmap
 import os
 from collections.abc import Callable
 from typing import Any
@@ -37,8 +38,10 @@ def load_trace(path: str | os.PathLike[str], progress: Progress | None = None) -
     buf = source.data
     layout = locate_events(buf, source.path)
     out = Collected()
+    release = _Releaser(buf)
     for chunk in decode_chunks(buf, layout, out.skipped):
         collect_chunk(out, chunk, buf)
+        release.upto(chunk.start)
         if progress is not None:
             progress(chunk.end, len(buf), chunk.first + len(chunk.events))
     if sum(n for ph, n in out.by_phase.items() if ph) == 0 and (out.by_phase or out.skipped):
@@ -46,6 +49,23 @@ def load_trace(path: str | os.PathLike[str], progress: Progress | None = None) -
     truncated = bool(layout.meta.pop("_truncated")) or source.gzip_truncated
     fmt = Format(layout.form, source.gzip, truncated, source.chosen_from)
     return _assemble(source.path, fmt, out, layout.meta, buf)
+
+
+class _Releaser:
+    """Hands decoded pages of a memory-mapped file back to the page cache as loading goes, so
+    that the process never holds the whole file (it stays cached for a later args lookup)."""
+
+    def __init__(self, buf: Buffer) -> None:
+        self.buf = buf if isinstance(buf, mmap.mmap) else None
+        self.done = 0
+
+    def upto(self, offset: int) -> None:
+        if self.buf is None:
+            return
+        end = offset - offset % mmap.PAGESIZE
+        if end > self.done:
+            self.buf.madvise(mmap.MADV_DONTNEED, self.done, end - self.done)
+            self.done = end
 
 
 def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf: Buffer) -> Trace:
@@ -56,6 +76,7 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
         "dur": _ns_dur(x.get("dur", np.float64)),
         **{k: x.get(k, np.int64) for k in ("lane", "name", "cat", "event", "corr")},
     }
+    x.parts.clear()  # the columns above are all that is needed of them: free the rest now
     n_x = len(cols["start"])
     span = _span(out, origin, cols)
     for more in (
@@ -71,7 +92,9 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
     order = np.lexsort((cols["event"], -cols["dur"], cols["start"], lane_rank[cols["lane"]]))
     sorted_row = np.empty_like(order)
     sorted_row[order] = np.arange(len(order))
-    start, dur, lane, name, cat, event, corr = (cols[k][order] for k in _SLICE_COLUMNS)
+    for k in _SLICE_COLUMNS:  # one column at a time, so that only one extra copy exists
+        cols[k] = cols[k][order]
+    start, dur, lane, name, cat, event, corr = (cols.pop(k) for k in _SLICE_COLUMNS)
 
     counts = np.bincount(lane_rank[lane], minlength=len(keys)).astype(np.int64)
     hi_by_rank = np.cumsum(counts)
