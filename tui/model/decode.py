@@ -104,7 +104,7 @@ def locate_events(buf: Buffer, name: str) -> Layout:
         return Layout("array", first + 1, end if end is not None else len(buf), end is not None)
     if lead != b"{":
         raise TraceError(name, not_json_reason(bytes(buf[first : first + 64])))
-    quick = _locate_without_parsing(buf)
+    quick = _locate_by_key(buf, strict=True)
     if quick is not None:
         return quick
     try:
@@ -112,7 +112,10 @@ def locate_events(buf: Buffer, name: str) -> Layout:
     except msgspec.ValidationError:
         raise TraceError(name, "not a trace: the JSON object has non-string keys") from None
     except msgspec.DecodeError:
-        return _locate_in_broken_object(buf, name)
+        broken = _locate_by_key(buf, strict=False)
+        if broken is None:
+            raise TraceError(name, "not valid JSON and no traceEvents array found") from None
+        return broken
     raw = top.get("traceEvents")
     if raw is None:
         raise TraceError(name, _not_a_trace_reason(top))
@@ -426,35 +429,24 @@ def _offset_in(buf: Buffer, raw: msgspec.Raw) -> int:
     return int(inner - base)
 
 
-def _locate_without_parsing(buf: Buffer) -> Layout | None:
-    """Find traceEvents by its key, without reading the whole file.
+def _locate_by_key(buf: Buffer, strict: bool) -> Layout | None:
+    """Find traceEvents by its key, without parsing the whole file.
 
     Parsing the whole object first would bring every page of a multi-GB file into memory at
-    once. The array's end is found while decoding (see decode_chunks). None when the key is not
-    clearly at the top level: then the caller parses the whole object.
+    once; the array's end is found while decoding instead (see decode_chunks). With `strict`,
+    None unless what precedes the key reads as the start of the top-level object (then the
+    caller parses the whole object); without it (a broken file), the key is taken as found.
     """
     match = _EVENTS_KEY.search(buf)
     if match is None:
         return None
     head = bytes(buf[: match.start()]).rstrip(_WHITESPACE).rstrip(b",")
-    try:
-        top = msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw])
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return None  # the key sits inside another value
-    return Layout("object", match.end(), len(buf), False, _small_meta(top), open_end=True)
-
-
-def _locate_in_broken_object(buf: Buffer, name: str) -> Layout:
-    """An object that does not parse: most often a writer that died inside traceEvents."""
-    match = _EVENTS_KEY.search(buf)
-    if match is None:
-        raise TraceError(name, "not valid JSON and no traceEvents array found")
     meta: dict[str, Any] = {}
-    head = bytes(buf[: match.start()]).rstrip(_WHITESPACE).rstrip(b",")
     try:
         meta = _small_meta(msgspec.json.decode(head + b"}", type=dict[str, msgspec.Raw]))
     except (msgspec.DecodeError, msgspec.ValidationError):
-        pass
+        if strict:
+            return None  # the key sits inside another value
     return Layout("object", match.end(), len(buf), False, meta, open_end=True)
 
 
