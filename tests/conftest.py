@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# Tests and the programs they start never touch the user's model cache.
+os.environ.setdefault("TRACE_TUI_CACHE_DIR", tempfile.mkdtemp(prefix="trace-tui-test-cache-"))
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"

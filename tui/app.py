@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Input
 
 from tui.model import Trace, TraceError, load_trace
+from tui.model.cache import ModelCache
 from tui.model.stats import UNLAUNCHED, Scope
 from tui.model.text import printable
 from tui.model.verdict import step_windows
@@ -28,6 +29,10 @@ from tui.widgets.trace_summary import TraceSummary
 _PROGRESS_EVERY_S = 0.25
 
 
+class LoadCancelled(Exception):
+    """Raised in the loading thread to stop it when the user quits."""
+
+
 class TraceApp(App[None]):
     """trace-tui: one trace, opened from a path."""
 
@@ -35,6 +40,7 @@ class TraceApp(App[None]):
     TITLE = "trace-tui"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit"),
+        Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("t", "toggle_stats", "Stats"),
@@ -64,9 +70,11 @@ class TraceApp(App[None]):
             super().__init__()
             self.done, self.total, self.events = done, total, events
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, cache: ModelCache | None = None) -> None:
         super().__init__()
         self.path = path
+        self.cache = cache
+        self._cancelled = False
         self.trace: Trace | None = None
         self.load_error: str | None = None
         self._last_progress = 0.0
@@ -84,7 +92,9 @@ class TraceApp(App[None]):
     def load(self) -> None:
         """Load in a thread; only messages cross back to the event loop."""
         try:
-            trace = load_trace(self.path, progress=self._progress)
+            trace = load_trace(self.path, progress=self._progress, cache=self.cache)
+        except LoadCancelled:
+            return
         except TraceError as e:
             self.post_message(self.LoadFailed(str(e)))
             return
@@ -94,10 +104,16 @@ class TraceApp(App[None]):
         self.post_message(self.TraceLoaded(trace))
 
     def _progress(self, done: int, total: int, events: int) -> None:
+        if self._cancelled:
+            raise LoadCancelled
         now = time.monotonic()
         if now - self._last_progress >= _PROGRESS_EVERY_S:
             self._last_progress = now
             self.post_message(self.LoadProgressed(done, total, events))
+
+    async def action_quit(self) -> None:
+        self._cancelled = True  # a load in progress stops at its next chunk
+        self.exit()
 
     def on_trace_app_load_progressed(self, message: LoadProgressed) -> None:
         self.query_one(LoadProgress).update_progress(message.done, message.total, message.events)

@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from tui.model import TraceError, list_traces, load_trace
+from tui.model import Trace, TraceError, list_traces, load_trace
+from tui.model.cache import ModelCache
 from tui.model.info import report, summary
 from tui.model.kernels import KernelStat, kernel_stats
+from tui.model.memory import available_memory, estimate_memory
 from tui.model.report import (
     KERNEL_HEADERS,
     KERNEL_SORTS,
@@ -43,11 +45,15 @@ def default_sample() -> Path:
     return SAMPLES / DEFAULT_SAMPLE
 
 
-def make_app(path: str | Path) -> TraceApp:
+def make_app(path: str | Path, cache: ModelCache | None = None) -> TraceApp:
     """The viewer for one trace (tests drive this with Pilot)."""
     from tui.app import TraceApp
 
-    return TraceApp(str(path))
+    return TraceApp(str(path), cache)
+
+
+def _cache(opts: argparse.Namespace) -> ModelCache | None:
+    return None if opts.no_cache else ModelCache()
 
 
 def _fail(message: str, code: int = 1) -> int:
@@ -71,7 +77,21 @@ def _view_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--list", action="store_true", help="list the traces in the folder, newest first, and exit"
     )
+    _common(parser)
     return parser
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="load from the file even if its model is cached, and cache nothing",
+    )
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="load even when the trace may need more memory than is free",
+    )
 
 
 def _info_parser() -> argparse.ArgumentParser:
@@ -80,6 +100,7 @@ def _info_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("path", help="trace file or folder")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
+    _common(parser)
     return parser
 
 
@@ -99,6 +120,7 @@ def _summary_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
     parser.add_argument("--step", type=int, help="only ProfilerStep#N")
     parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
+    _common(parser)
     return parser
 
 
@@ -121,7 +143,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(e))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("the viewer needs a terminal; for text output use: trace-tui info FILE", 2)
-    app = make_app(path)
+    if not _enough_memory(path, opts, ask=True):
+        return 1
+    app = make_app(path, _cache(opts))
     app.run()
     if app.load_error is not None:
         return _fail(app.load_error)
@@ -133,10 +157,9 @@ def _info(args: list[str]) -> int:
         opts = _info_parser().parse_args(args)
     except SystemExit as e:
         return int(e.code or 0)
-    try:
-        trace = load_trace(opts.path)
-    except TraceError as e:
-        return _fail(str(e))
+    trace = _load(opts)
+    if trace is None:
+        return 1
     info = summary(trace)
     if opts.json:
         sys.stdout.buffer.write(
@@ -159,10 +182,9 @@ def _summary(args: list[str]) -> int:
         return _fail(f"--sort {sort}: choose one of {', '.join(sorts)}", 2)
     if opts.top < 0:
         return _fail("--top must be 0 or more", 2)
-    try:
-        trace = load_trace(opts.path)
-    except TraceError as e:
-        return _fail(str(e))
+    trace = _load(opts)
+    if trace is None:
+        return 1
     window = None
     if opts.step is not None:
         steps = {name: (a, b) for name, a, b in step_windows(trace)}
@@ -189,6 +211,34 @@ def _summary(args: list[str]) -> int:
         cells = [op_cells(r, cpu, summary.self_cuda_ns) for r in rows]  # type: ignore[arg-type]
     sys.stdout.write(as_text(trace.path, summary, headers, cells, opts.format == "markdown"))
     return 0
+
+
+def _load(opts: argparse.Namespace) -> Trace | None:
+    """Load for a headless command: errors become one line (and None)."""
+    try:
+        check_start(opts.path)
+        if not _enough_memory(opts.path, opts, ask=False):
+            return None
+        return load_trace(opts.path, cache=_cache(opts))
+    except TraceError as e:
+        _fail(str(e))
+        return None
+
+
+def _enough_memory(path: str, opts: argparse.Namespace, ask: bool) -> bool:
+    """Warn before a load likely to need more memory than is free; the viewer asks first."""
+    need, free = estimate_memory(path), available_memory()
+    if opts.yes or free is None or need <= free:
+        return True
+    print(
+        f"{PROG}: warning: loading {printable(path)} may need about {need / 2**30:.1f} GiB "
+        f"of memory; {free / 2**30:.1f} GiB is free",
+        file=sys.stderr,
+    )
+    if not ask or not sys.stdin.isatty():
+        return True
+    answer = input("Load it anyway? [y/N] ").strip().lower()
+    return answer in ("y", "yes")
 
 
 def _list(path: str) -> int:

@@ -6,11 +6,13 @@ import math
 import mmap
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from .cache import ModelCache
 from .collect import Collected, collect_chunk
 from .decode import decode_chunks, locate_events
 from .errors import TraceError
@@ -19,7 +21,7 @@ from .links import build_links
 from .nesting import nest
 from .pairs import match_pairs
 from .patterns import is_device_category
-from .source import Buffer, read_source
+from .source import Buffer, read_source, resolve
 from .trace import ChunkTable, CounterSeries, Format, Instants, Lane, Process, Slices, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -28,12 +30,34 @@ Progress = Callable[[int, int, int], None]
 _SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
 
 
-def load_trace(path: str | os.PathLike[str], progress: Progress | None = None) -> Trace:
+def load_trace(
+    path: str | os.PathLike[str],
+    progress: Progress | None = None,
+    cache: ModelCache | None = None,
+) -> Trace:
     """Load a Chrome-format trace file (or the newest trace in a folder).
+
+    Args:
+        progress: called after each chunk with (bytes done, bytes in all, events done); it may
+            raise to stop the load.
+        cache: where to find the model of a trace loaded before, and keep this one.
 
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
     """
+    if cache is not None:
+        file, folder = resolve(path)
+        try:
+            key = cache.key(str(file))
+        except OSError as e:
+            raise TraceError(str(file), f"cannot read: {e.strerror or e}") from None
+        found = cache.get(key)
+        if found is not None:
+            found.format = replace(found.format, chosen_from=folder)
+            return found
+        trace = load_trace(path, progress)
+        cache.put(key, trace)
+        return trace
     source = read_source(path)
     buf = source.data
     layout = locate_events(buf, source.path)

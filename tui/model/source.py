@@ -5,6 +5,7 @@ from __future__ import annotations
 import mmap
 import os
 import stat
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,13 +136,43 @@ def read_source(path: str | os.PathLike[str]) -> Source:
         raise TraceError(name, f"cannot read: {e.strerror or e}") from None
 
 
-def _gunzip(f: BinaryIO, name: str) -> tuple[bytearray, bool]:
-    """Decompress a (possibly multi-member, possibly cut-off) gzip stream into one buffer.
+def _gunzip(f: BinaryIO, name: str) -> tuple[Buffer, bool]:
+    """Decompress a (possibly multi-member, possibly cut-off) gzip stream.
+
+    The output streams into an unlinked temporary file that is then memory-mapped, so a
+    multi-GB trace never sits in memory whole (the loader hands decoded pages back as it goes).
+    Where no temporary file can be written, it is decompressed into memory instead.
 
     Returns the bytes and whether the stream stopped before its end marker (a crashed writer).
     """
+    try:
+        spool: BinaryIO = tempfile.TemporaryFile(prefix="trace-tui-")  # noqa: SIM115 (closed below)
+    except OSError:
+        return _gunzip_into(f, name, None)
+    with spool:
+        try:
+            _, truncated = _gunzip_into(f, name, spool)
+            spool.flush()
+            return mmap.mmap(spool.fileno(), 0, access=mmap.ACCESS_READ), truncated
+        except OSError:  # the temporary folder is full: decompress into memory
+            f.seek(0)
+            return _gunzip_into(f, name, None)
+
+
+def _gunzip_into(f: BinaryIO, name: str, spool: BinaryIO | None) -> tuple[bytearray, bool]:
+    """Decompress into `spool` (returning an empty buffer) or, without one, into memory."""
     out = bytearray()
+    written = 0
     d = zlib.decompressobj(_GZIP_WBITS)
+
+    def emit(data: bytes) -> None:
+        nonlocal written
+        written += len(data)
+        if spool is None:
+            out.extend(data)
+        else:
+            spool.write(data)
+
     try:
         while block := f.read(_READ_BLOCK):
             while block:
@@ -149,12 +180,12 @@ def _gunzip(f: BinaryIO, name: str) -> tuple[bytearray, bool]:
                     if not block.startswith(GZIP_MAGIC):
                         return out, False  # padding after the last member is harmless
                     d = zlib.decompressobj(_GZIP_WBITS)
-                out += d.decompress(block)
+                emit(d.decompress(block))
                 block = d.unused_data
     except zlib.error as e:
-        if not out:
+        if not written:
             raise TraceError(name, f"corrupt gzip data ({e})") from None
         return out, True
-    if not out:
+    if not written:
         raise TraceError(name, _NO_GZIP_CONTENT)
     return out, not d.eof

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from .decode import decode_args, raw_args
-from .source import Buffer
+from .source import Buffer, read_source
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -148,7 +148,7 @@ class Trace:
     events_by_phase: Counter[str]
     skipped: Counter[str]
     adjusted: Counter[str]
-    _buffer: Buffer = field(repr=False)
+    _buffer: Buffer | None = field(repr=False)  # None when loaded from the cache: reopened
     _chunks: ChunkTable = field(repr=False)
     # Derived data computed once on first use (op tree, GPU attribution, gaps), by name.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -166,6 +166,8 @@ class Trace:
         c = int(np.searchsorted(self._chunks.first, event, side="right")) - 1
         if c < 0:
             return None
+        if self._buffer is None:
+            self._buffer = read_source(self.path).data
         raw = raw_args(
             self._buffer,
             int(self._chunks.start[c]),

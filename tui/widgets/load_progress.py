@@ -18,7 +18,9 @@ class LoadProgress(Vertical):
         self.path = path
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(f"Loading {printable(self.path)}"), id="load-title")
+        yield Static(
+            Text(f"Loading {printable(self.path)}   (q or ctrl+c cancels)"), id="load-title"
+        )
         yield ProgressBar(total=100, show_eta=True, id="load-bar")
         yield Static(Text(""), id="load-detail")
 

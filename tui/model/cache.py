@@ -1,0 +1,197 @@
+"""The model cache: a loaded trace saved as numpy arrays, so that opening it again is instant.
+
+Entries live in `$TRACE_TUI_CACHE_DIR`, else `$XDG_CACHE_HOME/trace-tui`, else
+`~/.cache/trace-tui`, one `.npz` file per trace, named by a key made of the trace's real path,
+size, modification time and a hash of its first and last 64 KB (and the cache format version).
+A changed trace gets a new key; old entries go when the folder passes its size bound (oldest
+used first). Writes go to a temporary file renamed into place, so two viewers opening the same
+trace never see a half-written entry; an entry that does not read back whole is deleted and
+the trace is loaded again. The trace file itself is never written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import zipfile
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .trace import (
+    ChunkTable,
+    CounterSeries,
+    Format,
+    Instants,
+    Lane,
+    Links,
+    Process,
+    Slices,
+    Trace,
+)
+
+VERSION = 1
+DEFAULT_MAX_BYTES = 2 << 30
+_EDGE_BYTES = 64 << 10
+_ARRAY_GROUPS = {
+    "slices": Slices,
+    "launches": Links,
+    "flows": Links,
+    "instants": Instants,
+    "chunks": ChunkTable,
+}
+
+
+def default_dir() -> Path:
+    if os.environ.get("TRACE_TUI_CACHE_DIR"):
+        return Path(os.environ["TRACE_TUI_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "trace-tui"
+
+
+class ModelCache:
+    """A folder of cached models, bounded in size."""
+
+    def __init__(self, folder: Path | None = None, max_bytes: int | None = None) -> None:
+        self.folder = folder or default_dir()
+        limit = os.environ.get("TRACE_TUI_CACHE_MAX_MB")
+        self.max_bytes = max_bytes or (int(limit) << 20 if limit else DEFAULT_MAX_BYTES)
+
+    def key(self, path: str) -> str:
+        """Identifies the exact content at `path` without reading all of it."""
+        real = os.path.realpath(path)
+        st = os.stat(real)
+        h = hashlib.sha256(f"{VERSION}\0{real}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+        with open(real, "rb") as f:
+            h.update(f.read(_EDGE_BYTES))
+            if st.st_size > _EDGE_BYTES:
+                f.seek(max(st.st_size - _EDGE_BYTES, _EDGE_BYTES))
+                h.update(f.read())
+        return h.hexdigest()[:32]
+
+    def entry(self, key: str) -> Path:
+        return self.folder / f"{key}.npz"
+
+    def get(self, key: str) -> Trace | None:
+        """The cached model, or None (a damaged entry is removed)."""
+        entry = self.entry(key)
+        if not entry.exists():
+            return None
+        try:
+            trace = _read(entry)
+            os.utime(entry)  # most recently used: evicted last
+            return trace
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError):
+            entry.unlink(missing_ok=True)
+            return None
+
+    def put(self, key: str, trace: Trace) -> None:
+        """Save a model; failure to write (a full disk, no permission) is not an error."""
+        tmp: str | None = None
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".write-", suffix=".npz")
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, **_arrays(trace))
+            os.replace(tmp, self.entry(key))
+        except OSError:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            return
+        self._evict()
+
+    def _evict(self) -> None:
+        entries = sorted(self.folder.glob("*.npz"), key=lambda p: p.stat().st_mtime)
+        total = sum(p.stat().st_size for p in entries)
+        for old in entries[:-1]:  # never the one just written
+            if total <= self.max_bytes:
+                break
+            total -= old.stat().st_size
+            old.unlink(missing_ok=True)
+
+
+def _arrays(trace: Trace) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for group in _ARRAY_GROUPS:
+        for name, value in vars(getattr(trace, group if group != "chunks" else "_chunks")).items():
+            out[f"{group}.{name}"] = value
+    lengths = [len(c.ts) for c in trace.counters]
+    out["counters.ts"] = np.concatenate([c.ts for c in trace.counters] or [np.zeros(0, np.int64)])
+    out["counters.values"] = np.concatenate(
+        [c.values for c in trace.counters] or [np.zeros(0, np.float64)]
+    )
+    meta = {
+        "version": VERSION,
+        "path": trace.path,
+        "format": asdict(trace.format),
+        "names": trace.names,
+        "categories": trace.categories,
+        "processes": [asdict(p) for p in trace.processes],
+        "lanes": [asdict(lane) for lane in trace.lanes],
+        "counters": [[c.process, c.name, n] for c, n in zip(trace.counters, lengths, strict=True)],
+        "origin_us": trace.origin_us,
+        "span_ns": trace.span_ns,
+        "base_time_ns": trace.base_time_ns,
+        "display_time_unit": trace.display_time_unit,
+        "devices": trace.devices,
+        "metadata": trace.metadata,
+        "events_by_phase": trace.events_by_phase,
+        "skipped": trace.skipped,
+        "adjusted": trace.adjusted,
+    }
+    out["meta"] = np.frombuffer(json.dumps(meta, default=str).encode(), np.uint8)
+    return out
+
+
+def _read(entry: Path) -> Trace:
+    with np.load(entry, allow_pickle=False) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    meta: dict[str, Any] = json.loads(arrays.pop("meta").tobytes())
+    if meta.get("version") != VERSION:
+        raise ValueError("cache format changed")
+    groups = {
+        group: cls(
+            **{k.split(".", 1)[1]: v for k, v in arrays.items() if k.startswith(group + ".")}
+        )
+        for group, cls in _ARRAY_GROUPS.items()
+    }
+    counters, at = [], 0
+    for process, name, n in meta["counters"]:
+        counters.append(
+            CounterSeries(
+                process,
+                name,
+                arrays["counters.ts"][at : at + n],
+                arrays["counters.values"][at : at + n],
+            )
+        )
+        at += n
+    return Trace(
+        path=meta["path"],
+        format=Format(**meta["format"]),
+        names=meta["names"],
+        categories=meta["categories"],
+        processes=[Process(**{**p, "lanes": tuple(p["lanes"])}) for p in meta["processes"]],
+        lanes=[Lane(**lane) for lane in meta["lanes"]],
+        slices=groups["slices"],
+        launches=groups["launches"],
+        flows=groups["flows"],
+        instants=groups["instants"],
+        counters=counters,
+        origin_us=meta["origin_us"],
+        span_ns=meta["span_ns"],
+        base_time_ns=meta["base_time_ns"],
+        display_time_unit=meta["display_time_unit"],
+        devices=meta["devices"],
+        metadata=meta["metadata"],
+        events_by_phase=Counter(meta["events_by_phase"]),
+        skipped=Counter(meta["skipped"]),
+        adjusted=Counter(meta["adjusted"]),
+        _buffer=None,
+        _chunks=groups["chunks"],
+    )
