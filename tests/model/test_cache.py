@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from tests.conftest import DATA
-from tui.model import load_trace
 from tui.model import load as load_module
+from tui.model import load_trace
 from tui.model.cache import ModelCache
 
 ROOT = Path(__file__).resolve().parents[2]
