@@ -52,7 +52,14 @@ def launch_of(trace: Trace) -> npt.NDArray[np.int64]:
 
 
 def idle_gaps(trace: Trace) -> Gaps:
-    """Every idle gap on every GPU stream of the trace."""
+    """Every idle gap on every GPU stream of the trace (computed once per trace)."""
+    found = trace.derived.get("gaps")
+    if not isinstance(found, Gaps):
+        found = trace.derived["gaps"] = _idle_gaps(trace)
+    return found
+
+
+def _idle_gaps(trace: Trace) -> Gaps:
     s = trace.slices
     work_cat = np.asarray([c.lower() in GPU_WORK_CATEGORIES for c in trace.categories] + [False])
     launch = launch_of(trace)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import struct
 
+from .errors import TraceError
 from .source import GZIP_MAGIC, resolve
 
 # Measured peak RSS of a load, per byte of JSON (tests/bench/README.md: 0.9x at 1M events),
@@ -25,7 +26,7 @@ def estimate_memory(path: str | os.PathLike[str]) -> int:
             if gzipped and size >= 4:
                 f.seek(-4, os.SEEK_END)
                 stored = struct.unpack("<I", f.read(4))[0]
-    except (OSError, ValueError):
+    except (OSError, ValueError, TraceError):
         return 0
     json_bytes = size
     if gzipped:

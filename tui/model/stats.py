@@ -62,6 +62,15 @@ class Scope:
 
 
 def op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
+    """See `_op_stats`; remembered per scope, as the pane and the summary ask again."""
+    key = ("op_stats", scope)
+    found = trace.derived.get(str(key))
+    if found is None:
+        found = trace.derived[str(key)] = _op_stats(trace, scope)
+    return list(found)
+
+
+def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
     """Ops aggregated by name, most CPU time first (the unlaunched GPU work row last).
 
     Ops are the slices key_averages() counts (CPU ops, annotations, runtime calls); a trace from

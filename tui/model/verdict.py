@@ -53,8 +53,12 @@ class Evidence:
 @dataclass(frozen=True)
 class Verdict:
     label: str
-    reason: str
     evidence: Evidence
+
+    @property
+    def reason(self) -> str:
+        """The evidence in words (built when asked: a trace can have thousands of steps)."""
+        return _reason(self.label, self.evidence)
 
 
 @dataclass(frozen=True)
@@ -101,61 +105,127 @@ def profiled_window(trace: Trace) -> tuple[int, int]:
     return 0, max(trace.span_ns, 1)
 
 
-def judge(trace: Trace, t0: int, t1: int) -> Verdict:
-    """The verdict for [t0, t1)."""
+@dataclass(frozen=True)
+class _WorkIndex:
+    """Prefix sums that answer any window's verdict numbers with binary searches."""
+
+    union_start: np.ndarray  # the union of GPU work, as sorted disjoint intervals
+    union_end: np.ndarray
+    union_before: np.ndarray  # busy time before each interval
+    launch_start: np.ndarray  # per launched piece of work, by launch start
+    launch_cpu_before: np.ndarray  # prefix sums (0 first) of: launch call time (once a call),
+    gpu_before: np.ndarray  # GPU time started, and pieces shorter than their launch
+    short_before: np.ndarray
+    calls_before: np.ndarray
+
+    def busy(self, t0: int, t1: int) -> int:
+        def before(t: int) -> int:
+            k = int(np.searchsorted(self.union_start, t, side="right")) - 1
+            if k < 0:
+                return 0
+            inside = min(t - int(self.union_start[k]), int(self.union_end[k] - self.union_start[k]))
+            return int(self.union_before[k]) + inside
+
+        return before(t1) - before(t0)
+
+    def launched(self, t0: int, t1: int) -> tuple[int, int, int, int, int]:
+        """(launch calls, their CPU time, GPU time started, pieces, pieces shorter than launch)."""
+        a, b = np.searchsorted(self.launch_start, [t0, t1], side="left")
+        return (
+            int(self.calls_before[b] - self.calls_before[a]),
+            int(self.launch_cpu_before[b] - self.launch_cpu_before[a]),
+            int(self.gpu_before[b] - self.gpu_before[a]),
+            int(b - a),
+            int(self.short_before[b] - self.short_before[a]),
+        )
+
+
+def _work_index(trace: Trace) -> _WorkIndex:
+    found = trace.derived.get("work_index")
+    if isinstance(found, _WorkIndex):
+        return found
     s = trace.slices
     att = attribute(trace)
-    wall = max(t1 - t0, 1)
-    busy = _union_within(s.start[att.work], s.start[att.work] + s.dur[att.work], t0, t1)
+    start, end = s.start[att.work], s.start[att.work] + s.dur[att.work]
+    order = np.argsort(start, kind="stable")
+    start, end = start[order], end[order]
+    if len(start):
+        reach = np.maximum.accumulate(end)
+        new = np.concatenate(([True], start[1:] > reach[:-1]))
+        u_start = start[new]
+        u_end = np.maximum.reduceat(end, np.flatnonzero(new))
+    else:
+        u_start = u_end = np.zeros(0, np.int64)
+    u_before = np.concatenate(([0], np.cumsum(u_end - u_start)))[:-1]
     launched = att.launch >= 0
-    launch_start = s.start[np.maximum(att.launch, 0)]
-    mine = launched & (launch_start >= t0) & (launch_start < t1)
-    launch_rows = np.unique(att.launch[mine])
-    launch_cpu = int(s.dur[launch_rows].sum())
-    gpu_started = int(s.dur[att.work[mine]].sum())
-    short = float(np.mean(s.dur[att.work[mine]] < s.dur[att.launch[mine]])) if mine.any() else 0.0
-    evidence = Evidence(wall, busy, len(launch_rows), launch_cpu, gpu_started, short)
-    return Verdict(*_label(evidence, has_work=bool(busy or mine.any())), evidence)
+    launch, work = att.launch[launched], att.work[launched]
+    order = np.lexsort((launch, s.start[launch]))
+    launch, work = launch[order], work[order]
+    first_of_call = (
+        np.concatenate(([True], launch[1:] != launch[:-1])) if len(launch) else (np.zeros(0, bool))
+    )
+
+    def prefix(values: np.ndarray) -> np.ndarray:
+        return np.concatenate(([0], np.cumsum(values))).astype(np.int64)
+
+    index = _WorkIndex(
+        u_start,
+        u_end,
+        u_before.astype(np.int64),
+        s.start[launch],
+        prefix(np.where(first_of_call, s.dur[launch], 0)),
+        prefix(s.dur[work]),
+        prefix(s.dur[work] < s.dur[launch]),
+        prefix(first_of_call),
+    )
+    trace.derived["work_index"] = index
+    return index
 
 
-def _label(e: Evidence, has_work: bool) -> tuple[str, str]:
+def judge(trace: Trace, t0: int, t1: int) -> Verdict:
+    """The verdict for [t0, t1)."""
+    index = _work_index(trace)
+    calls, launch_cpu, gpu_started, pieces, short = index.launched(t0, t1)
+    busy = index.busy(t0, t1)
+    evidence = Evidence(
+        max(t1 - t0, 1), busy, calls, launch_cpu, gpu_started, short / pieces if pieces else 0.0
+    )
+    return Verdict(_label(evidence, has_work=bool(busy or pieces)), evidence)
+
+
+def _label(e: Evidence, has_work: bool) -> str:
+    if not has_work:
+        return "no GPU activity"
+    if e.gpu_busy >= BUSY_HIGH:
+        return "compute-bound"
+    if e.gpu_busy < BUSY_LOW and (
+        e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS
+    ):
+        return "overhead-bound"
+    return "mixed"
+
+
+def _reason(label: str, e: Evidence) -> str:
+    if label == "no GPU activity":
+        return "no kernel, memcpy or memset in this window"
     busy = f"GPU busy {e.gpu_busy:.1%} of {_ms(e.wall_ns)}"
     launch = (
         f"launch calls took {_ms(e.launch_cpu_ns)} of CPU for {_ms(e.launched_gpu_ns)} of "
         f"GPU work; {e.short_work_share:.0%} of it ran shorter than its launch"
     )
-    if not has_work:
-        return "no GPU activity", "no kernel, memcpy or memset in this window"
-    if e.gpu_busy >= BUSY_HIGH:
-        return "compute-bound", f"{busy}: the GPU is the bottleneck; {launch}"
+    if label == "compute-bound":
+        return f"{busy}: the GPU is the bottleneck; {launch}"
+    if label == "overhead-bound":
+        return f"{busy}: the CPU cannot launch fast enough; {launch}"
     if e.gpu_busy < BUSY_LOW:
-        if e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS:
-            return "overhead-bound", f"{busy}: the CPU cannot launch fast enough; {launch}"
-        return "mixed", f"{busy}, yet launches are cheap: the CPU is busy elsewhere; {launch}"
-    return "mixed", f"{busy}; {launch}"
+        return f"{busy}, yet launches are cheap: the CPU is busy elsewhere; {launch}"
+    return f"{busy}; {launch}"
 
 
 def _ms(ns: int) -> str:
     from .timescale import format_duration
 
     return format_duration(ns)
-
-
-def _union_within(start: np.ndarray, end: np.ndarray, t0: int, t1: int) -> int:
-    """Length of the union of intervals, clipped to [t0, t1)."""
-    a, b = np.clip(start, t0, t1), np.clip(end, t0, t1)
-    keep = b > a
-    a, b = a[keep], b[keep]
-    if len(a) == 0:
-        return 0
-    order = np.argsort(a, kind="stable")
-    a, b = a[order], b[order]
-    reach = np.maximum.accumulate(b)
-    # A new run starts where an interval begins after everything before it ended.
-    new = np.concatenate(([True], a[1:] > reach[:-1]))
-    run_start = a[new]
-    run_end = np.maximum.reduceat(b, np.flatnonzero(new))
-    return int((run_end - run_start).sum())
 
 
 def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
