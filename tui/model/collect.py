@@ -212,16 +212,31 @@ def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> Non
         out.skipped["flow event without ts or id"] += len(fs) - len(keep)
         fs = [fs[k] for k in keep]
         index = index[keep]
+    cats = out.cats.many([e.cat for e in fs])
     out.flows.add(
         lane=out.lanes.many([(e.pid, e.tid) for e in fs]),
         ts=np.asarray([e.ts for e in fs], np.float64),
-        # Chrome keys v1 flows by category and id.
-        key=out.flow_keys.many([(e.cat, e.id) for e in fs]),
+        key=_flow_keys(out, fs, cats),
         role=[_FLOW_ROLES[e.ph] for e in fs],
-        cat=out.cats.many([e.cat for e in fs]),
+        cat=cats,
         event=index,
         enclosing=[e.bp == "e" or e.ph != "f" for e in fs],
     )
+
+
+_ID_BITS = 40
+
+
+def _flow_keys(
+    out: Collected, fs: list[Event], cats: npt.NDArray[np.int64]
+) -> npt.NDArray[np.int64]:
+    """Chrome keys v1 flows by category and id. Kineto's ids are small integers (correlation
+    ids): those pack into one int64 without a dict lookup each; other ids are interned, and
+    kept apart as negative keys."""
+    ids = [e.id for e in fs]
+    if all(type(i) is int and 0 <= i < 1 << _ID_BITS for i in ids):
+        return (cats << _ID_BITS) | np.asarray(ids, np.int64)
+    return -1 - out.flow_keys.many([(e.cat, e.id) for e in fs])
 
 
 def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:

@@ -70,9 +70,9 @@ def build_links(
     if parts:
         group, ts, role, row, point_cat = (np.concatenate(p) for p in zip(*parts, strict=True))
         src, dst, link_group = flowlib.link(group, ts, role, row)
-        cat_of_group = np.zeros(int(group.max()) + 1, np.int64)
-        cat_of_group[group] = point_cat
-        cat = cat_of_group[link_group]
+        # Group keys are sparse (packed ids): look each link's category up by sorted key.
+        keys, first = np.unique(group, return_index=True)
+        cat = point_cat[first][np.searchsorted(keys, link_group)]
     launch_cats = [
         i for i, c in enumerate(out.cats.values) if str(c).lower() in LAUNCH_FLOW_CATEGORIES
     ]
