@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,7 +30,7 @@ from tui.model.report import (
     sort_kernels,
     sort_ops,
 )
-from tui.model.source import check_start
+from tui.model.source import check_start, read_source
 from tui.model.stats import OpStat, Scope, op_stats
 from tui.model.text import printable
 from tui.model.verdict import step_windows, summarize
@@ -137,6 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = opts.path or str(default_sample())
     if opts.list:
         return _list(path)
+    if path == "-":
+        spooled = _spool_stdin()
+        if isinstance(spooled, int):
+            return spooled
+        path = spooled
     try:
         check_start(path)  # cheap checks before the terminal is taken over
     except TraceError as e:
@@ -213,6 +221,27 @@ def _summary(args: list[str]) -> int:
     return 0
 
 
+def _spool_stdin() -> str | int:
+    """`zcat t.json.gz | trace-tui -`: keep the piped trace in a temporary file, then take the
+    keyboard from the terminal, since standard input was the pipe."""
+    try:
+        source = read_source("-")
+    except TraceError as e:
+        return _fail(str(e))
+    fd, name = tempfile.mkstemp(prefix="trace-tui-stdin-", suffix=".json")
+    atexit.register(os.unlink, name)
+    with os.fdopen(fd, "wb") as out:
+        out.write(source.data)
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        return _fail("the viewer needs a terminal for its keys; for text use: trace-tui info -", 2)
+    os.dup2(tty, 0)
+    os.close(tty)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 (fd 0, now the terminal)
+    return name
+
+
 def _load(opts: argparse.Namespace) -> Trace | None:
     """Load for a headless command: errors become one line (and None)."""
     try:
@@ -227,7 +256,7 @@ def _load(opts: argparse.Namespace) -> Trace | None:
 
 def _enough_memory(path: str, opts: argparse.Namespace, ask: bool) -> bool:
     """Warn before a load likely to need more memory than is free; the viewer asks first."""
-    need, free = estimate_memory(path), available_memory()
+    need, free = (0 if path == "-" else estimate_memory(path)), available_memory()
     if opts.yes or free is None or need <= free:
         return True
     print(

@@ -192,6 +192,6 @@ def _read(entry: Path) -> Trace:
         events_by_phase=Counter(meta["events_by_phase"]),
         skipped=Counter(meta["skipped"]),
         adjusted=Counter(meta["adjusted"]),
-        _buffer=None,
+        _source=None,
         _chunks=groups["chunks"],
     )

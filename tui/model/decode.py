@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,10 +126,19 @@ def locate_events(buf: Buffer, name: str) -> Layout:
     return Layout("object", offset + 1, end, True, _small_meta(top))
 
 
-def decode_chunks(buf: Buffer, layout: Layout, skipped: Counter[str]) -> Iterator[Chunk]:
+def decode_chunks(
+    buf: Buffer,
+    layout: Layout,
+    skipped: Counter[str],
+    readable: Callable[[], int] | None = None,
+) -> Iterator[Chunk]:
     """Decode the event array chunk by chunk; damage is skipped and counted in `skipped`.
 
     Sets `layout.meta["_truncated"]` when the array stops without its closing bracket.
+
+    Args:
+        readable: how many bytes of `buf` may be read now (a file truncated by another program
+            while it is mapped); decoding stops there.
     """
     view = memoryview(buf)
     end = layout.end if layout.closed else _strip_tail(buf, layout.start, layout.end)
@@ -137,6 +146,11 @@ def decode_chunks(buf: Buffer, layout: Layout, skipped: Counter[str]) -> Iterato
     first = 0
     state = _TailState(closed=layout.closed, end=end)
     while a < end:
+        if readable is not None and readable() < end:
+            end = state.end = readable()
+            layout.meta["_shrank"] = True
+            if a >= end:
+                break
         b = _boundary_after(buf, a + CHUNK_BYTES, end)
         result = _try_decode(view, a, b)
         while isinstance(result, _Failure) and result.at_end and b < end:

@@ -21,7 +21,7 @@ from .links import build_links
 from .nesting import nest
 from .pairs import match_pairs
 from .patterns import is_device_category
-from .source import Buffer, read_source, resolve
+from .source import Buffer, Source, read_source, resolve
 from .trace import ChunkTable, CounterSeries, Format, Instants, Lane, Process, Slices, Trace
 
 I64 = npt.NDArray[np.int64]
@@ -45,7 +45,7 @@ def load_trace(
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
     """
-    if cache is not None:
+    if cache is not None and str(path) != "-":
         file, folder = resolve(path)
         try:
             key = cache.key(str(file))
@@ -63,7 +63,7 @@ def load_trace(
     layout = locate_events(buf, source.path)
     out = Collected()
     release = _Releaser(buf)
-    for chunk in decode_chunks(buf, layout, out.skipped):
+    for chunk in decode_chunks(buf, layout, out.skipped, source.safe_length):
         collect_chunk(out, chunk, buf)
         release.upto(chunk.start)
         if progress is not None:
@@ -71,8 +71,11 @@ def load_trace(
     if sum(n for ph, n in out.by_phase.items() if ph) == 0 and (out.by_phase or out.skipped):
         raise TraceError(source.path, "not a trace: no item of the event array is a trace event")
     truncated = bool(layout.meta.pop("_truncated")) or source.gzip_truncated
+    if layout.meta.pop("_shrank", False):
+        out.adjusted["file shrank while being read: what was left is shown"] += 1
+        truncated = True
     fmt = Format(layout.form, source.gzip, truncated, source.chosen_from)
-    return _assemble(source.path, fmt, out, layout.meta, buf)
+    return _assemble(source.path, fmt, out, layout.meta, source)
 
 
 class _Releaser:
@@ -92,7 +95,9 @@ class _Releaser:
             self.done = end
 
 
-def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf: Buffer) -> Trace:
+def _assemble(
+    path: str, fmt: Format, out: Collected, meta: dict[str, Any], source: Source
+) -> Trace:
     origin = _origin(out)
     x = out.slices
     cols: dict[str, I64] = {
@@ -173,7 +178,7 @@ def _assemble(path: str, fmt: Format, out: Collected, meta: dict[str, Any], buf:
         events_by_phase=out.by_phase,
         skipped=out.skipped,
         adjusted=out.adjusted,
-        _buffer=buf,
+        _source=source,
         _chunks=ChunkTable(*(out.chunks.get(k, np.int64) for k in ("start", "end", "first"))),
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import struct
 
 from .errors import TraceError
@@ -20,6 +21,8 @@ def estimate_memory(path: str | os.PathLike[str]) -> int:
     """Bytes a load of `path` is likely to need at its peak (0 when it cannot be told)."""
     try:
         file, _ = resolve(path)
+        if not stat.S_ISREG(os.stat(file).st_mode):
+            return 0  # a pipe: reading it here would take bytes from the loader
         size = os.path.getsize(file)
         with open(file, "rb") as f:
             gzipped = f.read(2) == GZIP_MAGIC

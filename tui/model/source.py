@@ -5,11 +5,12 @@ from __future__ import annotations
 import mmap
 import os
 import stat
+import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from .errors import TraceError
 
@@ -18,6 +19,7 @@ UTF8_BOM = b"\xef\xbb\xbf"
 # What tensorboard_trace_handler writes, then any JSON a user dropped into the folder.
 _FOLDER_PATTERNS = (("*.pt.trace.json", "*.pt.trace.json.gz"), ("*.json", "*.json.gz"))
 _READ_BLOCK = 1 << 20
+DEFAULT_MAX_STREAM_BYTES = 64 << 30
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _NO_GZIP_CONTENT = "corrupt gzip data (no readable content)"
 
@@ -41,6 +43,17 @@ class Source:
     gzip: bool
     gzip_truncated: bool
     chosen_from: str | None = None
+    handle: BinaryIO | None = None
+
+    def safe_length(self) -> int:
+        """How much of `data` can be read now. A memory-mapped file that another program
+        truncates would kill the process on access past its new end, so reads stay below it."""
+        if self.handle is None or not isinstance(self.data, mmap.mmap):
+            return len(self.data)
+        try:
+            return min(os.fstat(self.handle.fileno()).st_size, len(self.data))
+        except (OSError, ValueError):
+            return 0
 
 
 def list_traces(folder: str | os.PathLike[str]) -> list[Path]:
@@ -59,6 +72,8 @@ def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
     try:
         st = p.stat()
     except FileNotFoundError:
+        if p.is_symlink():
+            raise TraceError(str(path), f"broken symbolic link (to {os.readlink(p)})") from None
         raise TraceError(str(path), "no such file or folder") from None
     except OSError as e:
         raise TraceError(str(path), f"cannot read: {e.strerror or e}") from None
@@ -78,9 +93,13 @@ def check_start(path: str | os.PathLike[str]) -> None:
     Raises:
         TraceError: as load_trace would for a missing, empty, binary or non-JSON file.
     """
+    if str(path) == "-":
+        return  # standard input is checked as it is read
     file, _ = resolve(path)
     name = str(file)
     try:
+        if not stat.S_ISREG(os.stat(file).st_mode):
+            return  # a pipe or a device: reading it here would eat what the loader needs
         with open(file, "rb") as f:
             head = f.read(_READ_BLOCK)
     except OSError as e:
@@ -100,43 +119,125 @@ def check_start(path: str | os.PathLike[str]) -> None:
         raise TraceError(name, not_json_reason(start))
 
 
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
 def not_json_reason(head: bytes) -> str:
     """Why text that does not start with '{' or '[' is no trace."""
+    if head.startswith(_UTF16_BOMS):
+        return (
+            "not a trace: the file is UTF-16 text, and traces are UTF-8 JSON "
+            "(convert it: iconv -f UTF-16 -t UTF-8)"
+        )
     if b"\x00" in head[:64] or head[:64].decode("utf-8", "replace").count("\ufffd") > 2:
         return "not a trace: binary data, not JSON text"
     return "not a trace: not JSON (a trace starts with '{' or '[')"
 
 
 def read_source(path: str | os.PathLike[str]) -> Source:
-    """Open the trace at `path` (a file or a tensorboard_trace_handler folder) for decoding."""
+    """Open the trace at `path` (a file, a tensorboard_trace_handler folder, or "-" for standard
+    input) for decoding. Regular files are memory-mapped read-only; pipes, devices and standard
+    input are read as a stream into a temporary file, up to `max_stream_bytes()`."""
+    if str(path) == "-":
+        return _read_stream(sys.stdin.buffer, "<stdin>", None)
     file, folder = resolve(path)
     name = str(file)
     try:
-        with open(file, "rb") as f:
-            head = f.read(2)
-            if head == GZIP_MAGIC:
-                f.seek(0)
-                data, truncated = _gunzip(f, name)
-                return Source(name, data, True, truncated, folder)
-            size = os.fstat(f.fileno()).st_size
-            if size == 0:
-                raise TraceError(name, "file is empty")
-            try:
-                mapped: Buffer = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            except (OSError, ValueError):
-                # Not mappable (a pipe, a special file): read it instead.
-                f.seek(0)
-                mapped = f.read()
-            return Source(name, mapped, False, False, folder)
+        f = open(file, "rb")  # noqa: SIM115 (kept open while the trace is in use)
     except IsADirectoryError:
         raise TraceError(name, "is a folder") from None
     except PermissionError:
         raise TraceError(name, "permission denied") from None
     except OSError as e:
         raise TraceError(name, f"cannot read: {e.strerror or e}") from None
+    try:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            with f:
+                return _read_stream(f, name, folder)
+        if f.read(2) == GZIP_MAGIC:
+            with f:
+                f.seek(0)
+                data, truncated = _gunzip(f, name)
+                return Source(name, data, True, truncated, folder)
+        if st.st_size == 0:
+            f.close()
+            raise TraceError(name, "file is empty")
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        return Source(name, mapped, False, False, folder, handle=f)
+    except TraceError:
+        raise
+    except (OSError, ValueError) as e:
+        f.close()
+        raise TraceError(name, f"cannot read: {getattr(e, 'strerror', None) or e}") from None
 
 
-def _gunzip(f: BinaryIO, name: str) -> tuple[Buffer, bool]:
+def max_stream_bytes() -> int:
+    """The most read from a pipe, a device or standard input (TRACE_TUI_MAX_BYTES)."""
+    value = os.environ.get("TRACE_TUI_MAX_BYTES")
+    try:
+        return int(value) if value else DEFAULT_MAX_STREAM_BYTES
+    except ValueError:
+        return DEFAULT_MAX_STREAM_BYTES
+
+
+def _read_stream(f: BinaryIO, name: str, folder: str | None) -> Source:
+    """A stream that cannot be mapped: checked by its first bytes, then spooled to a file."""
+    head = f.read(_READ_BLOCK)
+    if not head:
+        raise TraceError(name, "no data (empty input)")
+    if head.startswith(GZIP_MAGIC):
+        data, truncated = _gunzip(_Prefixed(head, f), name)
+        return Source(name, data, True, truncated, folder)
+    start = head[3:] if head.startswith(UTF8_BOM) else head
+    if start.lstrip(b" \t\r\n")[:1] not in (b"{", b"[", b""):
+        raise TraceError(name, not_json_reason(start))
+    limit = max_stream_bytes()
+    spool = tempfile.TemporaryFile(prefix="trace-tui-")  # noqa: SIM115 (mapped, then closed)
+    with spool:
+        total = 0
+        block = head
+        while block:
+            total += len(block)
+            if total > limit:
+                raise TraceError(
+                    name,
+                    f"stopped reading after {limit:,} bytes; set "
+                    "TRACE_TUI_MAX_BYTES to read more from a pipe or device",
+                )
+            spool.write(block)
+            block = f.read(_READ_BLOCK)
+        spool.flush()
+        return Source(
+            name, mmap.mmap(spool.fileno(), 0, access=mmap.ACCESS_READ), False, False, folder
+        )
+
+
+class Reader(Protocol):
+    """What the gzip reader needs of a file."""
+
+    def read(self, n: int = -1, /) -> bytes: ...
+
+    def seek(self, offset: int, /) -> Any: ...
+
+
+class _Prefixed:
+    """A stream with its first block already read, put back in front."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head, self.rest = head, rest
+
+    def read(self, n: int = -1, /) -> bytes:
+        if self.head:
+            out, self.head = self.head, b""
+            return out
+        return self.rest.read(n)
+
+    def seek(self, offset: int, /) -> Any:
+        raise OSError("a stream cannot be read twice")
+
+
+def _gunzip(f: Reader, name: str) -> tuple[Buffer, bool]:
     """Decompress a (possibly multi-member, possibly cut-off) gzip stream.
 
     The output streams into an unlinked temporary file that is then memory-mapped, so a
@@ -159,7 +260,7 @@ def _gunzip(f: BinaryIO, name: str) -> tuple[Buffer, bool]:
             return _gunzip_into(f, name, None)
 
 
-def _gunzip_into(f: BinaryIO, name: str, spool: BinaryIO | None) -> tuple[bytearray, bool]:
+def _gunzip_into(f: Reader, name: str, spool: BinaryIO | None) -> tuple[bytearray, bool]:
     """Decompress into `spool` (returning an empty buffer) or, without one, into memory."""
     out = bytearray()
     written = 0

@@ -10,9 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from .decode import decode_args, raw_args
-from .source import Buffer, read_source
+from .source import Source, read_source
 
 I64 = npt.NDArray[np.int64]
+ARGS_GONE = "(the file changed after loading: its args cannot be read)"
+ARGS_UNREADABLE = "(args too deeply nested or malformed to show)"
 I32 = npt.NDArray[np.int32]
 I16 = npt.NDArray[np.int16]
 F64 = npt.NDArray[np.float64]
@@ -148,7 +150,7 @@ class Trace:
     events_by_phase: Counter[str]
     skipped: Counter[str]
     adjusted: Counter[str]
-    _buffer: Buffer | None = field(repr=False)  # None when loaded from the cache: reopened
+    _source: Source | None = field(repr=False)  # None when loaded from the cache: reopened
     _chunks: ChunkTable = field(repr=False)
     # Derived data computed once on first use (op tree, GPU attribution, gaps), by name.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -166,15 +168,18 @@ class Trace:
         c = int(np.searchsorted(self._chunks.first, event, side="right")) - 1
         if c < 0:
             return None
-        if self._buffer is None:
-            self._buffer = read_source(self.path).data
-        raw = raw_args(
-            self._buffer,
-            int(self._chunks.start[c]),
-            int(self._chunks.end[c]),
-            event - int(self._chunks.first[c]),
-        )
-        return None if raw is None else decode_args(raw)
+        if self._source is None:
+            self._source = read_source(self.path)
+        start, end = int(self._chunks.start[c]), int(self._chunks.end[c])
+        if end > self._source.safe_length():
+            return ARGS_GONE
+        raw = raw_args(self._source.data, start, end, event - int(self._chunks.first[c]))
+        if raw is None:
+            return None
+        try:
+            return decode_args(raw)
+        except (ValueError, RecursionError):
+            return ARGS_UNREADABLE
 
     def args(self, row: int) -> Any:
         """The args of slice `row`."""
