@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import mmap
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -45,8 +46,8 @@ def load_trace(
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
     """
-    if cache is not None and str(path) != "-":
-        file, folder = resolve(path)
+    file, folder = resolve(path) if str(path) != "-" else (None, None)
+    if cache is not None and file is not None and stat.S_ISREG(os.stat(file).st_mode):
         try:
             key = cache.key(str(file))
         except OSError as e:
