@@ -18,6 +18,7 @@ from tui.model.cache import ModelCache
 from tui.model.stats import UNLAUNCHED, Scope
 from tui.model.text import printable
 from tui.model.verdict import step_windows
+from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.slice_details import SliceDetails
@@ -98,8 +99,13 @@ class TraceApp(App[None]):
         except TraceError as e:
             self.post_message(self.LoadFailed(str(e)))
             return
-        except (MemoryError, OSError, ValueError, OverflowError, RecursionError) as e:
-            self.post_message(self.LoadFailed(f"{self.path}: cannot load: {e}"))
+        except Exception as e:  # a bug: one line on exit, never a traceback on screen
+            self.post_message(
+                self.LoadFailed(
+                    f"{self.path}: cannot load ({type(e).__name__}: "
+                    f"{e}); please report this with the file"
+                )
+            )
             return
         self.post_message(self.TraceLoaded(trace))
 
@@ -137,11 +143,13 @@ class TraceApp(App[None]):
         )
         self.query_one(Timeline).focus()
 
+    @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
         timeline = message.timeline
         for ruler in self.query(TimeRuler):  # none while the app shuts down
             ruler.show(timeline.window, timeline.gutter_width)
 
+    @guarded
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
         timeline = message.timeline
         for details in self.query(SliceDetails):
@@ -152,6 +160,7 @@ class TraceApp(App[None]):
             else:
                 details.clear()
 
+    @guarded
     def action_toggle_stats(self) -> None:
         if self.trace is None:
             return
@@ -166,10 +175,12 @@ class TraceApp(App[None]):
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(lambda: pane.query_one("#stats").focus())
 
+    @guarded
     def action_stats_kind(self) -> None:
         for pane in self.query(StatsPane):
             pane.toggle_kernels()
 
+    @guarded
     def action_stats_scope(self) -> None:
         for pane in self.query(StatsPane):
             timeline = self.query_one(Timeline)
@@ -196,6 +207,7 @@ class TraceApp(App[None]):
             )
         return "trace", Scope()
 
+    @guarded
     def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
         timeline = self.query_one(Timeline)
         trace = timeline.trace
@@ -229,6 +241,7 @@ class TraceApp(App[None]):
         search.display = False
         self.query_one(Timeline).focus()
 
+    @guarded
     def on_input_submitted(self, message: Input.Submitted) -> None:
         found = self.query_one(Timeline).set_search(message.value)
         self.notify(

@@ -22,6 +22,11 @@ FLOW_SRC, FLOW_DST = 1, 2
 _FLOW_ROLES = {"s": FLOW_SRC, "f": FLOW_DST, "t": FLOW_SRC | FLOW_DST}
 _SCOPES = {"g": 0, "p": 1, "t": 2}
 THREAD_SCOPE = 2
+_ID_BITS = 40
+# Times are kept as int64 nanoseconds: timestamps further than this from zero (about 146 years
+# in microseconds) cannot be, and are skipped as such.
+TS_LIMIT_US = 4.6e15
+OUT_OF_RANGE = "ts or dur beyond 146 years"
 
 
 def lane_ident(v: int | str) -> int | str:
@@ -173,6 +178,10 @@ def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int6
     if negative.any():
         out.skipped["negative dur"] += int(negative.sum())
         keep &= ~negative
+    far = keep & ((np.abs(ts) > TS_LIMIT_US) | (dur > TS_LIMIT_US))
+    if far.any():
+        out.skipped[OUT_OF_RANGE] += int(far.sum())
+        keep &= ~far
     if not keep.all():
         rows = np.flatnonzero(keep)
         xs = [xs[i] for i in rows.tolist()]
@@ -207,9 +216,13 @@ def _ints(values: list[int]) -> npt.NDArray[np.int64]:
 
 
 def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> None:
-    keep = [k for k, e in enumerate(fs) if e.ts is not None and e.id is not None]
+    keep = [
+        k
+        for k, e in enumerate(fs)
+        if e.ts is not None and abs(e.ts) <= TS_LIMIT_US and e.id is not None
+    ]
     if len(keep) < len(fs):
-        out.skipped["flow event without ts or id"] += len(fs) - len(keep)
+        out.skipped["flow event without a usable ts or id"] += len(fs) - len(keep)
         fs = [fs[k] for k in keep]
         index = index[keep]
     cats = out.cats.many([e.cat for e in fs])
@@ -222,9 +235,6 @@ def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> Non
         event=index,
         enclosing=[e.bp == "e" or e.ph != "f" for e in fs],
     )
-
-
-_ID_BITS = 40
 
 
 def _flow_keys(
@@ -250,6 +260,8 @@ def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) ->
             _metadata(out, e)
         elif e.ts is None:
             out.skipped["missing or non-numeric ts" if ph else "missing or non-string ph"] += 1
+        elif abs(e.ts) > TS_LIMIT_US:
+            out.skipped[OUT_OF_RANGE] += 1
         elif ph == "B" or ph == "E":
             begin_end.append(
                 lane=out.lanes((e.pid, e.tid)),

@@ -100,5 +100,9 @@ def _links(trace: Trace, rows: list[int], t: int, word: str, before: bool = Fals
 
 
 def _value(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value)
-    return text if len(text) <= 300 else text[:299] + "…"
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value)
+    except (RecursionError, ValueError):
+        return "(too deeply nested to show)"

@@ -22,7 +22,7 @@ import orjson
 
 from .kernels import KernelStat
 from .stats import OpStat
-from .text import printable
+from .text import printable, shown
 from .timescale import format_duration
 from .verdict import Summary
 
@@ -232,7 +232,7 @@ def as_text(
 
 
 def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    rows = [[printable(c) for c in row] for row in rows]
+    rows = [[shown(c, 500) for c in row] for row in rows]
     if markdown:
 
         def line(cells: list[str]) -> str:

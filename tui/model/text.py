@@ -16,3 +16,15 @@ def printable(text: str) -> str:
 def _escape(match: re.Match[str]) -> str:
     code = ord(match.group())
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+# The longest text shown for one name or value; the rest is counted, not drawn (a 100 MB name
+# must not stall a frame).
+MAX_SHOWN = 2000
+
+
+def shown(text: str, limit: int = MAX_SHOWN) -> str:
+    """`printable(text)`, cut to `limit` characters with a note of the full length."""
+    if len(text) <= limit:
+        return printable(text)
+    return printable(text[:limit]) + f"… ({len(text):,} characters)"

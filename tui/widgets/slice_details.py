@@ -8,7 +8,7 @@ from textual.widgets import Static
 from tui.model import Trace
 from tui.model.details import gap_details, slice_details
 from tui.model.gaps import Gaps
-from tui.model.text import printable
+from tui.model.text import shown
 
 HINT = "Select a slice (arrows, click) or an idle gap (g) to see its details."
 
@@ -35,5 +35,5 @@ class SliceDetails(Static):
             if i:
                 text.append("\n")
             text.append(f"{label:<{width}}  ", style="bold")
-            text.append(printable(value))
+            text.append(shown(value))
         self.update(text)

@@ -20,10 +20,12 @@ from tui.model import navigate as nav
 from tui.model.gaps import Gaps, idle_gaps, largest_first
 from tui.model.kinds import KINDS, slice_kinds
 from tui.model.raster import Row, RowIndex, layout, rasterise, slice_at
-from tui.model.text import printable
+from tui.model.text import printable, shown
+from tui.widgets.error_screen import guarded
 from tui.widgets.row_paint import Palette, paint_cells
 
 ZOOM_STEP = 0.5
+LABEL_LIMIT = 300  # a bar never needs more of a name than a terminal is wide
 PAN_STEP = 0.25
 
 
@@ -101,7 +103,7 @@ class Timeline(ScrollView, can_focus=True):
         self.trace = trace
         self.index = RowIndex(trace)
         self.kinds = slice_kinds(trace)
-        self.labels = [printable(n) for n in trace.names]
+        self.labels = [shown(n, LABEL_LIMIT) for n in trace.names]
         self.gaps: Gaps = idle_gaps(trace)
         self.gap_order = largest_first(self.gaps)
         self._gap_step = -1
@@ -164,7 +166,12 @@ class Timeline(ScrollView, can_focus=True):
         key = (index, width, mark, index == self.cursor)
         strip = self._strips.get(key)
         if strip is None:
-            strip = self._strips[key] = self._paint(row, index == self.cursor)
+            try:
+                strip = self._paint(row, index == self.cursor)
+            except Exception as error:  # drawn in the row itself: the rest still works
+                text = f" cannot draw this row: {type(error).__name__}: {error}"
+                strip = Strip([Segment(set_cell_size(printable(text), width), self.rich_style)])
+            self._strips[key] = strip
         return strip
 
     def _row_holds(self, row: Row, slice_row: int) -> bool:
@@ -341,6 +348,7 @@ class Timeline(ScrollView, can_focus=True):
 
     # --- actions --------------------------------------------------------------------------
 
+    @guarded
     def action_zoom(self, factor: float) -> None:
         center = None
         if self.selected >= 0:
@@ -350,12 +358,15 @@ class Timeline(ScrollView, can_focus=True):
                 center = mid
         self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
 
+    @guarded
     def action_pan(self, fraction: float) -> None:
         self.set_window(nav.pan(self.window, fraction, self.trace.span_ns))
 
+    @guarded
     def action_fit_all(self) -> None:
         self.set_window((0, max(self.trace.span_ns, 1)))
 
+    @guarded
     def action_fit_selection(self) -> None:
         if self.selected >= 0:
             s = self.trace.slices
@@ -365,6 +376,7 @@ class Timeline(ScrollView, can_focus=True):
         elif self.selected_gap >= 0:
             self.select_gap(self.selected_gap)
 
+    @guarded
     def action_move_row(self, delta: int) -> None:
         target = self.cursor
         while 0 <= target + delta < len(self.rows):
@@ -388,6 +400,7 @@ class Timeline(ScrollView, can_focus=True):
             self.selected, self.selected_gap = -1, -1
             self._after_selection()
 
+    @guarded
     def action_sibling(self, delta: int) -> None:
         row = self.rows[self.cursor]
         if row.lane < 0:
@@ -406,16 +419,19 @@ class Timeline(ScrollView, can_focus=True):
         if 0 <= k < len(rs.rows):
             self.select(int(rs.rows[k]))
 
+    @guarded
     def action_child(self) -> None:
         if self.selected >= 0:
             kids = nav.children(self.trace, self.selected)
             if len(kids):
                 self.select(int(kids[0]))
 
+    @guarded
     def action_parent(self) -> None:
         if self.selected >= 0 and self.trace.slices.parent[self.selected] >= 0:
             self.select(int(self.trace.slices.parent[self.selected]))
 
+    @guarded
     def action_follow(self, forward: bool) -> None:
         if self.selected < 0:
             return
@@ -423,6 +439,7 @@ class Timeline(ScrollView, can_focus=True):
         if linked:
             self.select(linked[0])
 
+    @guarded
     def action_match(self, delta: int) -> None:
         if len(self.matches) == 0:
             return
@@ -434,11 +451,13 @@ class Timeline(ScrollView, can_focus=True):
             k = int(np.searchsorted(starts, self.window[0])) - (1 if delta < 0 else 0)
         self.select(int(self.matches[k % len(self.matches)]))
 
+    @guarded
     def action_next_gap(self) -> None:
         if len(self.gap_order):
             self._gap_step = (self._gap_step + 1) % len(self.gap_order)
             self.select_gap(int(self.gap_order[self._gap_step]))
 
+    @guarded
     def action_toggle_lane(self) -> None:
         row = self.rows[self.cursor]
         if row.lane < 0:
@@ -462,6 +481,7 @@ class Timeline(ScrollView, can_focus=True):
 
     # --- mouse ----------------------------------------------------------------------------
 
+    @guarded
     def on_click(self, event: events.Click) -> None:
         index = int(self.scroll_offset.y) + event.y
         if not 0 <= index < len(self.rows) or self.rows[index].lane < 0:

@@ -1,0 +1,81 @@
+"""Failures inside the app show an error screen with a way back; the trace is never written."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+from tests.conftest import DATA
+from tui.cli import make_app
+from tui.model import navigate
+from tui.widgets.error_screen import ErrorScreen
+from tui.widgets.timeline import Timeline
+
+
+async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
+    app = make_app(DATA / "gpu_streams.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+        def broken(*args, **kwargs):
+            raise RuntimeError("a bug in children()")
+
+        monkeypatch.setattr(navigate, "children", broken)
+        await pilot.press("right", "enter")
+        assert isinstance(app.screen, ErrorScreen)
+        assert "a bug in children()" in app.screen.message
+        await pilot.press("escape")
+        timeline = app.query_one(Timeline)
+        assert app.screen is not None and not isinstance(app.screen, ErrorScreen)
+        await pilot.press("right")  # still working
+        assert timeline.trace.slice_name(timeline.selected) == "aten::add"
+
+
+async def test_a_row_that_cannot_be_drawn_says_so(monkeypatch):
+    app = make_app(DATA / "gpu_streams.json")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+
+        def broken(*args, **kwargs):
+            raise ValueError("bad cells")
+
+        monkeypatch.setattr("tui.widgets.timeline.paint_cells", broken)
+        timeline.action_zoom(0.5)
+        assert "cannot draw this row: ValueError: bad cells" in timeline.render_line(1).text
+        assert timeline.render_line(0).text.startswith("process 7")
+
+
+async def test_a_full_session_never_writes_the_trace(tmp_path):
+    path = tmp_path / "t.json"
+    shutil.copy(DATA / "gpu_streams.json", path)
+    before = (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns)
+    app = make_app(path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press(
+            "right",
+            "enter",
+            "right_square_bracket",
+            "w",
+            "s",
+            "a",
+            "d",
+            "g",
+            "c",
+            "c",
+            "0",
+            "f",
+            "down",
+            "up",
+            "t",
+            "x",
+            "v",
+            "t",
+            "slash",
+        )
+        await pilot.press(*"gemm", "enter", "n", "question_mark", "escape", "q")
+    assert (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns) == before

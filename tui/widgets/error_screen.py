@@ -1,0 +1,65 @@
+"""ErrorScreen: something went wrong inside the app; say what, and offer the way back."""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable
+from typing import Any, ClassVar, TypeVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from tui.model.text import shown
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ErrorScreen(ModalScreen[None]):
+    """The error, its traceback for a bug report, and the keys to go back or quit."""
+
+    DEFAULT_CSS = """
+    ErrorScreen { align: center middle; }
+    ErrorScreen > VerticalScroll { width: 90%; height: auto; max-height: 80%;
+        border: round $error; background: $panel; padding: 0 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "dismiss", "Back"),
+        Binding("q", "app.quit", "Quit"),
+    ]
+
+    def __init__(self, message: str, details: str) -> None:
+        super().__init__()
+        self.message, self.details = message, details
+
+    def compose(self) -> ComposeResult:
+        text = Text("Something went wrong, and the view may be incomplete.\n\n", style="bold")
+        text.append(shown(self.message) + "\n\n")
+        text.append("escape: back to the trace   q: quit\n\n", style="bold")
+        text.append(shown(self.details, 20_000), style="dim")
+        with VerticalScroll():
+            yield Static(text)
+
+
+def guarded(method: F) -> F:
+    """Run a handler; if it fails, show the error screen instead of ending the app.
+
+    For the app's own code paths only: what a trace can do to them is wide, and a user in the
+    middle of an investigation should keep their session (and can report the traceback).
+    """
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except Exception as error:  # shown to the user, with its traceback, not swallowed
+            self.app.push_screen(
+                ErrorScreen(f"{type(error).__name__}: {error}", traceback.format_exc())
+            )
+            return None
+
+    return wrapper  # type: ignore[return-value]
