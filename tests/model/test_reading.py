@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
+import threading
 
 import pytest
 
@@ -177,3 +179,70 @@ def test_loading_never_writes_the_trace(tmp_path):
     before = (p.read_bytes(), p.stat().st_mtime_ns)
     load_trace(p).args(0)
     assert (p.read_bytes(), p.stat().st_mtime_ns) == before
+
+
+def test_a_file_that_shrinks_while_loading_stops_at_its_new_end(tmp_path, monkeypatch):
+    monkeypatch.setattr(decode, "CHUNK_BYTES", 200)
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(_events(100)))
+    full = p.stat().st_size
+    calls = []
+
+    def shrinking(self):
+        calls.append(1)
+        return full if len(calls) < 3 else full // 2  # another program truncates it
+
+    monkeypatch.setattr("tui.model.source.Source.safe_length", shrinking)
+    trace = load_trace(p)
+    assert 0 < len(trace.slices) < 100
+    assert trace.format.truncated
+    assert trace.adjusted["file shrank while being read: what was left is shown"] == 1
+
+
+def test_a_file_that_grows_while_open_keeps_what_it_held(tmp_path):
+    p = tmp_path / "t.json"
+    p.write_text(json.dumps(_events(10)))
+    trace = load_trace(p)
+    with open(p, "a") as f:
+        f.write(" " * 100_000)  # the writer goes on
+    assert len(trace.slices) == 10 and trace.args(0) == _events(10)[0]["args"]
+
+
+def test_non_regular_files(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(
+        target=lambda: fifo.write_bytes((DATA / "nested_cpu.json").read_bytes())
+    )
+    writer.start()
+    trace = load_trace(fifo)
+    writer.join(10)
+    assert len(trace.slices) == 8
+    with pytest.raises(TraceError, match="binary data"):
+        load_trace("/dev/zero")
+    link = tmp_path / "link.json"
+    link.symlink_to(tmp_path / "gone.json")
+    with pytest.raises(TraceError, match="broken symbolic link"):
+        load_trace(link)
+    locked = tmp_path / "locked.json"
+    locked.write_text("[]")
+    locked.chmod(0)
+    if os.geteuid() != 0:  # root reads anything
+        with pytest.raises(TraceError, match="permission denied"):
+            load_trace(locked)
+
+
+def test_streams_stop_at_the_byte_limit(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRACE_TUI_MAX_BYTES", "1000")
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+
+    def write():
+        with contextlib.suppress(BrokenPipeError):  # the reader stops at the limit
+            fifo.write_bytes(json.dumps(_events(200)).encode())
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    with pytest.raises(TraceError, match="TRACE_TUI_MAX_BYTES"):
+        load_trace(fifo)
+    writer.join(10)

@@ -27,6 +27,7 @@ CHUNK_BYTES = 4 << 20
 # can only land inside a string or a nested array, and then the chunk fails as truncated.
 _SEPARATOR = re.compile(rb"\}\s*,\s*\{")
 _ERROR_BYTE = re.compile(r"\(byte (\d+)\)")
+_TOO_DEEP = "nested too deeply to decode"
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 _WHITESPACE = b" \t\r\n"
 # Top-level values bigger than this are not kept (viztracer embeds whole source files).
@@ -214,6 +215,7 @@ def decode_args(raw: bytes) -> Any:
 class _Failure:
     at_end: bool  # the chunk ended inside a value: widening it may fix it
     closed_at: int = -1  # the event array closed inside the chunk, at this text offset
+    reason: str = "malformed JSON"
 
 
 def _try_decode(view: memoryview, a: int, b: int) -> tuple[list[Event], bool] | _Failure:
@@ -226,13 +228,13 @@ def _try_decode(view: memoryview, a: int, b: int) -> tuple[list[Event], bool] | 
     except msgspec.DecodeError as e:
         return _lenient(payload, e)
     except RecursionError:
-        return _Failure(False)
+        return _Failure(False, reason=_TOO_DEEP)
     try:
         items = msgspec.json.decode(payload)
     except (msgspec.DecodeError, msgspec.ValidationError) as e:
         return _lenient(payload, e)
     except RecursionError:
-        return _Failure(False)
+        return _Failure(False, reason=_TOO_DEEP)
     return [to_event(item) for item in items], True
 
 
@@ -298,7 +300,7 @@ def _salvage(
             skipped["incomplete last event"] += 1
             state.truncated = True
         elif bytes(buf[start:end]).strip(_WHITESPACE):
-            skipped["malformed JSON"] += 1
+            skipped[result.reason if isinstance(result, _Failure) else "malformed JSON"] += 1
     if run:
         yield Chunk(run_start, run_end, first, run, lenient)
 
