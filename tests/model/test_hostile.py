@@ -76,7 +76,7 @@ def hostile_event(draw):
         st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
     )
     event = {
-        "ph": draw(st.one_of(st.sampled_from(list("XBEiICMstfbeSFnP") + ["", "XX"]), weird)),
+        "ph": draw(st.one_of(st.sampled_from([*"XBEiICMstfbeSFnP", "", "XX"]), weird)),
         "name": draw(st.one_of(st.text(max_size=30), weird)),
         "pid": draw(st.one_of(st.integers(-5, 5), st.sampled_from(["Spans", "1"]), weird)),
         "tid": draw(st.one_of(st.integers(-5, 5), st.sampled_from(["stream 7", "2"]), weird)),
