@@ -347,7 +347,10 @@ def _counters(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> Non
     for k in rows:
         e = chunk.events[k]
         raw = raws[k] if raws is not None and k < len(raws) else None
-        values = decode_args(raw) if raw is not None else None
+        try:
+            values = decode_args(raw) if raw is not None else None
+        except (ValueError, RecursionError):  # invalid UTF-8, nesting beyond the stdlib's
+            values = None
         if not isinstance(values, dict):
             out.skipped["counter without args"] += 1
             continue
