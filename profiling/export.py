@@ -27,6 +27,10 @@ class OpTotals:
     cpu_total_us: float
     self_device_us: float
     device_total_us: float
+    cpu_mem: int = 0  # bytes allocated less freed, as key_averages() counts them
+    self_cpu_mem: int = 0
+    device_mem: int = 0
+    self_device_mem: int = 0
 
 
 @dataclass(frozen=True)
@@ -147,6 +151,10 @@ def _totals(avg: object) -> OpTotals:
         get("cpu_time_total"),
         get("self_device_time_total", "self_cuda_time_total"),
         get("device_time_total", "cuda_time_total"),
+        int(get("cpu_memory_usage")),
+        int(get("self_cpu_memory_usage")),
+        int(get("device_memory_usage", "cuda_memory_usage")),
+        int(get("self_device_memory_usage", "self_cuda_memory_usage")),
     )
 
 

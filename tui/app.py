@@ -152,8 +152,11 @@ class TraceApp(App[None]):
     @guarded
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
         timeline = message.timeline
+        row = timeline.rows[timeline.cursor] if timeline.rows else None
         for details in self.query(SliceDetails):
-            if timeline.selected >= 0:
+            if row is not None and row.counter >= 0:
+                details.show_counter(timeline.trace, row.counter, timeline.window)
+            elif timeline.selected >= 0:
                 details.show_slice(timeline.trace, timeline.selected)
             elif timeline.selected_gap >= 0:
                 details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -97,3 +98,22 @@ def test_cuda_trace_has_kernels_linked_to_launches(tmp_path):
     trace = load_trace(result.path)
     assert any(lane.kind == "gpu" for lane in trace.lanes)
     assert len(trace.launches) >= 2
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_memory_columns_agree_with_key_averages_exactly(tmp_path, name):
+    from tui.model.allocations import peaks
+
+    result = profile_workload(
+        name, tmp_path / "m.json", device="cpu", steps=1, size=TINY[name], profile_memory=True
+    )
+    trace = load_trace(result.path)
+    assert len(trace.memory) > 0
+    ours = {op.name: op for op in op_stats(trace)}
+    for op in result.ops:
+        mine = ours[op.name]
+        assert (mine.cpu_mem, mine.self_cpu_mem) == (op.cpu_mem, op.self_cpu_mem), op.name
+    events = json.loads(result.path.read_text())["traceEvents"]
+    most = max(e["args"]["Total Allocated"] for e in events if e.get("name") == "[memory]")
+    (cpu,) = [p for p in peaks(trace) if p.device == "cpu"]
+    assert cpu.allocated == most

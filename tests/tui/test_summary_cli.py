@@ -59,6 +59,10 @@ def test_json_schema_sort_top_and_step(tmp_path):
         "self_cuda_ns",
         "cuda_total_ns",
         "cuda_avg_ns",
+        "self_cpu_mem_bytes",
+        "cpu_mem_bytes",
+        "self_cuda_mem_bytes",
+        "cuda_mem_bytes",
     }
     step = run("summary", str(DATA / "nested_cpu.json"), "--format", "json", "--step", "2")
     doc = json.loads(step.stdout)
@@ -74,3 +78,29 @@ def test_errors_are_one_line():
     assert done.returncode == 2 and "--sort nope" in done.stderr
     done = run("summary", "/nonexistent.json")
     assert done.returncode == 1 and done.stderr.count("\n") == 1
+
+
+def test_memory_and_sync_in_every_format():
+    text = run("summary", str(DATA / "memory_sync.json")).stdout
+    assert re.search(r"CPU sync calls\s+1, waiting 35 us", text)
+    assert re.search(
+        r"Peak memory cuda:0\s+1000 B allocated, 2 KiB reserved, at \+15 us in "
+        r"ProfilerStep#1 during alloc",
+        text,
+    )
+    assert "Top self allocations    alloc 1.04 KiB" in text
+    doc = json.loads(run("summary", str(DATA / "memory_sync.json"), "--format", "json").stdout)
+    assert doc["summary"]["sync_calls"] == 1 and doc["summary"]["sync_ns"] == 35_000
+    cuda = next(p for p in doc["memory"]["peaks"] if p["device"] == "cuda:0")
+    assert cuda == {
+        "device": "cuda:0",
+        "allocated_bytes": 1000,
+        "reserved_bytes": 2048,
+        "ts_ns": 15_000,
+        "step": "ProfilerStep#1",
+        "op": "alloc",
+    }
+    alloc = next(r for r in doc["rows"] if r["name"] == "alloc")
+    assert (alloc["self_cuda_mem_bytes"], alloc["self_cpu_mem_bytes"]) == (1000, 64)
+    markdown = run("summary", str(DATA / "memory_sync.json"), "--format", "markdown").stdout
+    assert "- **Peak memory cuda:0**: 1000 B allocated" in markdown

@@ -30,12 +30,13 @@ from .trace import (
     Instants,
     Lane,
     Links,
+    MemoryEvents,
     Process,
     Slices,
     Trace,
 )
 
-VERSION = 1
+VERSION = 2
 DEFAULT_MAX_BYTES = 2 << 30
 _EDGE_BYTES = 64 << 10
 _ARRAY_GROUPS = {
@@ -43,6 +44,7 @@ _ARRAY_GROUPS = {
     "launches": Links,
     "flows": Links,
     "instants": Instants,
+    "memory": MemoryEvents,
     "chunks": ChunkTable,
 }
 
@@ -182,6 +184,7 @@ def _read(entry: Path) -> Trace:
         launches=groups["launches"],
         flows=groups["flows"],
         instants=groups["instants"],
+        memory=groups["memory"],
         counters=counters,
         origin_us=meta["origin_us"],
         span_ns=meta["span_ns"],

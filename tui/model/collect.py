@@ -27,6 +27,8 @@ _ID_BITS = 40
 # in microseconds) cannot be, and are skipped as such.
 TS_LIMIT_US = 4.6e15
 OUT_OF_RANGE = "ts or dur beyond 146 years"
+MEMORY_EVENT = "[memory]"
+_MEMORY_ARGS = ("Bytes", "Total Allocated", "Total Reserved", "Device Type", "Device Id")
 
 
 def lane_ident(v: int | str) -> int | str:
@@ -135,6 +137,8 @@ class Collected:
     binds: Columns = field(default_factory=Columns)
     # async b/e/S/F: lane ts key name cat event begin
     asyncs: Columns = field(default_factory=Columns)
+    # [memory] instants: lane ts bytes allocated reserved device_type device_id
+    memory: Columns = field(default_factory=Columns)
     counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
     process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
     thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
@@ -251,6 +255,7 @@ def _flow_keys(
 
 def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:
     counter_rows: list[int] = []
+    memory_rows: list[int] = []
     begin_end, instants, asyncs = Rows(out.begin_end), Rows(out.instants), Rows(out.asyncs)
     for k in rows:
         e = chunk.events[k]
@@ -273,6 +278,8 @@ def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) ->
             )
         elif ph == "i" or ph == "I" or ph == "n":
             _instant(out, instants, e, e.ts, index)
+            if e.name == MEMORY_EVENT:
+                memory_rows.append(k)
         elif ph == "C":
             counter_rows.append(k)
         elif ph in ("b", "e", "S", "F"):
@@ -283,8 +290,12 @@ def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) ->
             out.skipped[f"unsupported phase {ph!r}"] += 1
     for done in (begin_end, instants, asyncs):
         done.flush()
-    if counter_rows:
-        _counters(out, chunk, buf, counter_rows)
+    if counter_rows or memory_rows:
+        raws = chunk_args(buf, chunk)
+        if counter_rows:
+            _counters(out, chunk, raws, counter_rows)
+        if memory_rows:
+            _memory(out, chunk, raws, memory_rows)
 
 
 def _instant(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> None:
@@ -341,17 +352,46 @@ def _metadata(out: Collected, e: Event) -> None:
         meta["name"] = str(args.name)
 
 
-def _counters(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:
-    """One series per counter name (and id) and args key."""
-    raws = chunk_args(buf, chunk)
+def _args_dict(raws: list[bytes | None] | None, k: int) -> dict[str, Any] | None:
+    raw = raws[k] if raws is not None and k < len(raws) else None
+    try:
+        values = decode_args(raw) if raw is not None else None
+    except (ValueError, RecursionError):  # invalid UTF-8, nesting beyond the stdlib's
+        return None
+    return values if isinstance(values, dict) else None
+
+
+def _memory(out: Collected, chunk: Chunk, raws: list[bytes | None] | None, rows: list[int]) -> None:
+    """Kineto's allocator records: bytes (negative when freed) and the totals after it."""
+    cols = Rows(out.memory)
     for k in rows:
         e = chunk.events[k]
-        raw = raws[k] if raws is not None and k < len(raws) else None
-        try:
-            values = decode_args(raw) if raw is not None else None
-        except (ValueError, RecursionError):  # invalid UTF-8, nesting beyond the stdlib's
-            values = None
-        if not isinstance(values, dict):
+        args = _args_dict(raws, k)
+        numbers = [args.get(key) if args else None for key in _MEMORY_ARGS]
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
+            out.skipped["[memory] event without its byte counts"] += 1
+            continue
+        size, allocated, reserved, device_type, device_id = numbers
+        cols.append(
+            lane=out.lanes((e.pid, e.tid)),
+            ts=e.ts,
+            bytes=size,
+            allocated=allocated,
+            reserved=reserved,
+            device_type=device_type,
+            device_id=device_id,
+        )
+    cols.flush()
+
+
+def _counters(
+    out: Collected, chunk: Chunk, raws: list[bytes | None] | None, rows: list[int]
+) -> None:
+    """One series per counter name (and id) and args key."""
+    for k in rows:
+        e = chunk.events[k]
+        values = _args_dict(raws, k)
+        if values is None:
             out.skipped["counter without args"] += 1
             continue
         pid = lane_ident(e.pid)

@@ -9,7 +9,8 @@ import numpy as np
 
 from .gaps import CAUSES, Gaps
 from .navigate import ancestors, children, linked_back, linked_forward
-from .timescale import format_duration
+from .syncs import overlapping
+from .timescale import format_bytes, format_duration
 from .trace import Trace
 
 MAX_ARGS = 40
@@ -66,6 +67,15 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
         ("cause", CAUSES[int(gaps.cause[index])]),
         ("next work", trace.slice_name(int(gaps.next_work[index]))),
     ]
+    for row, covered in overlapping(trace, start, end)[:3]:
+        lane = trace.lane_of(row)
+        out.append(
+            (
+                "CPU waiting",
+                f"{trace.slice_name(row)} on {lane.name} covers "
+                f"{format_duration(covered)} ({covered / max(end - start, 1):.0%}) of it",
+            )
+        )
     launch = linked_back(trace, int(gaps.next_work[index]))
     if launch:
         issued = int(trace.slices.start[launch[0]]) - start
@@ -106,3 +116,24 @@ def _value(value: Any) -> str:
         return json.dumps(value)
     except (RecursionError, ValueError):
         return "(too deeply nested to show)"
+
+
+def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list[tuple[str, str]]:
+    """A counter: its value at the middle of the view, and its highest in view and overall."""
+    series = trace.counters[counter]
+    t0, t1 = window
+    middle = (t0 + t1) // 2
+    k = int(np.searchsorted(series.ts, middle, side="right")) - 1
+    in_view = series.values[(series.ts >= t0) & (series.ts < t1)]
+    is_bytes = series.name.endswith((" allocated", " reserved"))
+    show = format_bytes if is_bytes else (lambda v: f"{v:,.6g}")
+    return [
+        ("counter", series.name),
+        (
+            "at the centre",
+            f"{show(float(series.values[k])) if k >= 0 else '-'}  (+{format_duration(middle)})",
+        ),
+        ("highest in view", show(float(in_view.max())) if len(in_view) else "-"),
+        ("highest", show(float(series.values.max())) if len(series.values) else "-"),
+        ("samples", f"{len(series.ts):,}"),
+    ]

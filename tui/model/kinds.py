@@ -7,6 +7,7 @@ import re
 import numpy as np
 import numpy.typing as npt
 
+from .syncs import sync_rows
 from .trace import Trace
 
 KINDS = (
@@ -55,4 +56,5 @@ def slice_kinds(trace: Trace) -> npt.NDArray[np.int8]:
     comm = np.asarray([bool(_COMM_NAME.search(n)) for n in trace.names] + [False])
     kinds = by_cat[trace.slices.cat]
     kinds[comm[trace.slices.name]] = KINDS.index("comm")
+    kinds[sync_rows(trace)] = KINDS.index("sync")  # CPU calls waiting for the GPU
     return kinds

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from .allocations import memory_series
 from .cache import ModelCache
 from .collect import Collected, collect_chunk
 from .decode import decode_chunks, locate_events
@@ -23,7 +24,17 @@ from .nesting import nest
 from .pairs import match_pairs
 from .patterns import is_device_category
 from .source import Buffer, Source, read_source, resolve
-from .trace import ChunkTable, CounterSeries, Format, Instants, Lane, Process, Slices, Trace
+from .trace import (
+    ChunkTable,
+    CounterSeries,
+    Format,
+    Instants,
+    Lane,
+    MemoryEvents,
+    Process,
+    Slices,
+    Trace,
+)
 
 I64 = npt.NDArray[np.int64]
 # progress(bytes_done, bytes_total, events_done)
@@ -156,6 +167,8 @@ def _assemble(
         is_gpu_lane,
     )
     process_of_lane = np.asarray([processes[k.pid] for k in keys], np.int64)
+    memory = _memory(out, origin, lane_rank)
+    process_of_rank = np.asarray([lane.process for lane in lanes], np.int64)
     devices = meta.get("deviceProperties") or meta.get("computeProperties") or []
     unit = meta.get("displayTimeUnit")
     return Trace(
@@ -169,7 +182,9 @@ def _assemble(
         launches=launches,
         flows=flows,
         instants=_instants(out, origin, lane_rank, process_of_lane, processes),
-        counters=_counters(out, origin, processes),
+        memory=memory,
+        counters=_counters(out, origin, processes)
+        + memory_series(memory, process_of_rank, process_list),
         origin_us=origin,
         span_ns=span,
         base_time_ns=_base_time(meta.get("baseTimeNanoseconds"), origin),
@@ -328,6 +343,22 @@ def _instants(
         process=process.astype(np.int32),
         name=c.get("name", np.int32),
         event=c.get("event", np.int64),
+    )
+
+
+def _memory(out: Collected, origin: float, lane_rank: I64) -> MemoryEvents:
+    m = out.memory
+    ts = _ns(m.get("ts", np.float64), origin)
+    order = np.argsort(ts, kind="stable")
+    lane = m.get("lane", np.int64)
+    return MemoryEvents(
+        ts=ts[order],
+        lane=(lane_rank[lane] if len(lane) else lane)[order].astype(np.int32),
+        bytes=m.get("bytes", np.int64)[order],
+        allocated=m.get("allocated", np.int64)[order],
+        reserved=m.get("reserved", np.int64)[order],
+        device_type=m.get("device_type", np.int16)[order],
+        device_id=m.get("device_id", np.int16)[order],
     )
 
 

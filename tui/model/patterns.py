@@ -40,6 +40,12 @@ LAUNCH_NAME = re.compile(
     r"|ModuleLaunchKernel|GraphLaunch|Memcpy\w*Async|Memset\w*Async|Memcpy|Memset)(_ptsz|_v\d+)?$"
 )
 
+# Host calls that wait for the GPU: explicit synchronisation, event waits, blocking copies.
+SYNC_NAME = re.compile(
+    r"^(cuda|hip)(DeviceSynchronize|StreamSynchronize|EventSynchronize|StreamWaitEvent"
+    r"|Memcpy|Memcpy2D|Memcpy3D|MemcpyToSymbol|MemcpyFromSymbol)$"
+)
+
 # Kineto's 2021 writer put stream lanes on string tids such as "stream 7".
 STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)
 

@@ -21,11 +21,12 @@ F64 = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class Row:
-    """One line of the timeline: a process header, or one depth of a lane."""
+    """One line of the timeline: a process header, one depth of a lane, or a counter."""
 
     process: int
-    lane: int  # -1 for a process header
+    lane: int  # -1 for a process header or a counter
     depth: int
+    counter: int = -1  # into Trace.counters
 
 
 @dataclass(frozen=True)
@@ -87,13 +88,42 @@ def layout(trace: Trace, collapsed: frozenset[int] = frozenset()) -> list[Row]:
     A collapsed lane shows its top row only.
     """
     out: list[Row] = []
+    first = trace.processes[0].index if trace.processes else -1
     for process in trace.processes:
         out.append(Row(process.index, -1, 0))
         for lane_index in process.lanes:
             lane = trace.lanes[lane_index]
             depths = 1 if lane_index in collapsed else max(lane.rows, 1)
             out.extend(Row(process.index, lane_index, d) for d in range(depths))
+        # Counters of the process (those of no known process go with the first one).
+        out.extend(
+            Row(process.index, -1, 0, i)
+            for i, c in enumerate(trace.counters)
+            if c.process == process.index or (c.process < 0 and process.index == first)
+        )
     return out
+
+
+SPARK = " ▁▂▃▄▅▆▇█"
+
+
+def sparkline(ts: I64, values: F64, t0: int, t1: int, width: int) -> tuple[str, F64]:
+    """A counter over [t0, t1) as block characters scaled to its highest value in view, and
+    that value per cell (the highest the counter reached in the cell)."""
+    edges = t0 + (np.arange(width + 1, dtype=np.float64) * ((t1 - t0) / width)).astype(np.int64)
+    if len(ts) == 0:
+        return " " * width, np.zeros(width)
+    at_start = np.searchsorted(ts, edges[:-1], side="right") - 1
+    value = np.where(at_start >= 0, values[np.maximum(at_start, 0)], 0.0)
+    first = np.searchsorted(ts, edges[:-1], side="left")
+    last = np.searchsorted(ts, edges[1:], side="left")
+    for cell in np.flatnonzero(last > first).tolist():
+        value[cell] = max(value[cell], float(values[first[cell] : last[cell]].max()))
+    top = float(value.max()) if len(value) else 0.0
+    if top <= 0:
+        return "".join(SPARK[1] if v < 0 else " " for v in value), value
+    levels = np.clip(np.ceil(value / top * (len(SPARK) - 1)), 0, len(SPARK) - 1).astype(int)
+    return "".join(SPARK[k] for k in levels.tolist()), value
 
 
 def rasterise(row: RowSlices, t0: int, t1: int, width: int) -> Cells:

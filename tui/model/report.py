@@ -5,11 +5,14 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   summary: self_cpu_total_ns, self_cuda_total_ns, gpu_busy_fraction, gpu_busy_ns, wall_ns,
            idle_ns_by_cause {host wait, kernel wait, other} (summed over streams),
            kernel_launches, launch_cpu_ns, launched_gpu_ns, short_work_fraction,
-           median_launch_delay_ns (null without launches),
+           median_launch_delay_ns (null without launches), sync_calls, sync_ns,
+  memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
+          top_self_allocations [{name, bytes}],
   verdict: {label, reason},
   steps: [{name, start_ns, dur_ns, gpu_busy_fraction, verdict}],
   table: "ops" or "kernels", sort, rows: [...] (ops: name, calls, self_cpu_ns, cpu_total_ns,
-         cpu_avg_ns, self_cuda_ns, cuda_total_ns, cuda_avg_ns; kernels: name, calls, total_ns,
+         cpu_avg_ns, self_cuda_ns, cuda_total_ns, cuda_avg_ns, self_cpu_mem_bytes,
+         cpu_mem_bytes, self_cuda_mem_bytes, cuda_mem_bytes; kernels: name, calls, total_ns,
          avg_ns, min_ns, max_ns, share, geometry {grid, block, registers, shared mem,
          occupancy %})
 """
@@ -23,7 +26,7 @@ import orjson
 from .kernels import KernelStat
 from .stats import OpStat
 from .text import printable, shown
-from .timescale import format_duration
+from .timescale import format_bytes, format_duration
 from .verdict import Summary
 
 OP_SORTS = (
@@ -73,6 +76,22 @@ def as_json(
             "launched_gpu_ns": e.launched_gpu_ns,
             "short_work_fraction": round(e.short_work_share, 6),
             "median_launch_delay_ns": summary.median_launch_delay_ns,
+            "sync_calls": summary.sync_calls,
+            "sync_ns": summary.sync_ns,
+        },
+        "memory": {
+            "peaks": [
+                {
+                    "device": p.device,
+                    "allocated_bytes": p.allocated,
+                    "reserved_bytes": p.reserved,
+                    "ts_ns": p.ts,
+                    "step": p.step,
+                    "op": p.op,
+                }
+                for p in summary.memory_peaks
+            ],
+            "top_self_allocations": [{"name": n, "bytes": b} for n, b in summary.top_memory_ops],
         },
         "verdict": {"label": summary.verdict.label, "reason": summary.verdict.reason},
         "steps": [
@@ -103,6 +122,10 @@ def _row_json(row: OpStat | KernelStat) -> dict[str, Any]:
             "self_cuda_ns": row.self_cuda_ns,
             "cuda_total_ns": row.cuda_total_ns,
             "cuda_avg_ns": round(row.cuda_avg_ns),
+            "self_cpu_mem_bytes": row.self_cpu_mem,
+            "cpu_mem_bytes": row.cpu_mem,
+            "self_cuda_mem_bytes": row.self_cuda_mem,
+            "cuda_mem_bytes": row.cuda_mem,
         }
     return {
         "name": row.name,
@@ -121,7 +144,7 @@ def summary_lines(summary: Summary) -> list[tuple[str, str]]:
     e = summary.verdict.evidence
     idle = ", ".join(f"{cause} {format_duration(ns)}" for cause, ns in summary.idle_ns.items())
     delay = summary.median_launch_delay_ns
-    return [
+    lines = [
         ("Verdict", summary.verdict.label),
         ("Why", summary.verdict.reason),
         ("Self CPU time total", format_duration(summary.self_cpu_ns)),
@@ -130,7 +153,32 @@ def summary_lines(summary: Summary) -> list[tuple[str, str]]:
         ("GPU idle (all streams)", idle),
         ("Kernel launches", f"{e.launches:,}"),
         ("Median launch-to-start", format_duration(delay) if delay is not None else "-"),
+        ("CPU sync calls", f"{summary.sync_calls:,}, waiting {format_duration(summary.sync_ns)}"),
     ]
+    for peak in summary.memory_peaks:
+        where = " ".join(
+            part
+            for part in (
+                f"in {peak.step}" if peak.step else "",
+                f"during {peak.op}" if peak.op else "",
+            )
+            if part
+        )
+        lines.append(
+            (
+                f"Peak memory {peak.device}",
+                f"{format_bytes(peak.allocated)} allocated, {format_bytes(peak.reserved)} "
+                f"reserved, at +{format_duration(peak.ts)} {where}".rstrip(),
+            )
+        )
+    if summary.top_memory_ops:
+        lines.append(
+            (
+                "Top self allocations",
+                "; ".join(f"{name} {format_bytes(size)}" for name, size in summary.top_memory_ops),
+            )
+        )
+    return lines
 
 
 def op_cells(row: OpStat, cpu_total: int, cuda_total: int) -> list[str]:

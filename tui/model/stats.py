@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .allocations import OUTSIDE_OPS, op_memory
 from .attribution import attribute, cuda_totals, op_tree
 from .patterns import PROFILER_STEP, PROFILER_STEP_ROW
 from .trace import Trace
@@ -25,6 +26,10 @@ class OpStat:
     cpu_total_ns: int
     self_cuda_ns: int = 0
     cuda_total_ns: int = 0
+    self_cpu_mem: int = 0  # bytes, as key_averages(): allocations less frees
+    cpu_mem: int = 0
+    self_cuda_mem: int = 0
+    cuda_mem: int = 0
 
     @property
     def cpu_avg_ns(self) -> float:
@@ -98,6 +103,8 @@ def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
     calls = np.bincount(group, minlength=n)
     cpu, self_cpu = total(s.dur), total(s.dur - inside)
     own_cuda, all_cuda = total(self_cuda), total(cuda_total)
+    mem = op_memory(trace)
+    mems = [total(column) for column in (mem.self_cpu, mem.cpu, mem.self_cuda, mem.cuda)]
     labels = _group_labels(trace, groups)
     stats = [
         OpStat(
@@ -107,6 +114,7 @@ def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
             round(cpu[g]),
             round(own_cuda[g]),
             round(all_cuda[g]),
+            *(round(column[g]) for column in mems),
         )
         for g in np.flatnonzero(calls).tolist()
     ]
@@ -114,6 +122,23 @@ def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
     unlaunched = _unlaunched(trace, scope)
     if unlaunched.calls:
         stats.append(unlaunched)
+    if mem.outside_calls and scope is None:
+        cpu_bytes = mem.outside_ops.get("cpu", 0)
+        cuda_bytes = sum(v for k, v in mem.outside_ops.items() if k != "cpu")
+        stats.append(
+            OpStat(
+                OUTSIDE_OPS,
+                mem.outside_calls,
+                0,
+                0,
+                0,
+                0,
+                cpu_bytes,
+                cpu_bytes,
+                cuda_bytes,
+                cuda_bytes,
+            )
+        )
     return stats
 
 

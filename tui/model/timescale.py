@@ -50,3 +50,12 @@ def ticks(t0: int, t1: int, width: int) -> list[tuple[int, str]]:
         out.append((col, label))
         t += step
     return out
+
+
+def format_bytes(n: float) -> str:
+    """1.5 GiB, 32 KiB, -80 KiB, 8 B."""
+    value = float(n)
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(value) >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:.0f} B"

@@ -98,6 +98,22 @@ class Instants:
 
 
 @dataclass(frozen=True)
+class MemoryEvents:
+    """Allocator records ([memory] instants), by time: bytes are negative when freed."""
+
+    ts: I64
+    lane: I32  # the thread that allocated
+    bytes: I64
+    allocated: I64  # Total Allocated on that device after the event
+    reserved: I64
+    device_type: I16  # 0 CPU, 1 CUDA (c10::DeviceType)
+    device_id: I16
+
+    def __len__(self) -> int:
+        return len(self.ts)
+
+
+@dataclass(frozen=True)
 class CounterSeries:
     """One counter series: a `C` event's name and one of its args keys, over time."""
 
@@ -140,6 +156,7 @@ class Trace:
     launches: Links
     flows: Links
     instants: Instants
+    memory: MemoryEvents
     counters: list[CounterSeries]
     origin_us: float
     span_ns: int
@@ -192,6 +209,7 @@ class Trace:
             *vars(self.launches).values(),
             *vars(self.flows).values(),
             *vars(self.instants).values(),
+            *vars(self.memory).values(),
         ]
         total = sum(int(a.nbytes) for a in arrays)
         return total + sum(int(c.ts.nbytes + c.values.nbytes) for c in self.counters)

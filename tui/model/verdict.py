@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .allocations import OUTSIDE_OPS, peaks
 from .attribution import attribute
 from .gaps import CAUSES, idle_gaps
 from .patterns import PROFILER_STEP
 from .stats import Scope, op_stats
+from .syncs import syncs_in
 from .trace import Trace
 
 BUSY_LOW = 0.30
@@ -70,8 +72,21 @@ class StepRow:
 
 
 @dataclass(frozen=True)
+class MemoryPeak:
+    """A device's highest allocated memory: how much, when, in which step and op."""
+
+    device: str
+    allocated: int
+    reserved: int
+    ts: int
+    step: str | None
+    op: str | None
+
+
+@dataclass(frozen=True)
 class Summary:
-    """The summary strip: key_averages footers, GPU use, idle time, launches, the verdict."""
+    """The summary strip: key_averages footers, GPU use, idle time, launches, the verdict,
+    synchronisation and memory."""
 
     window: tuple[int, int]
     self_cpu_ns: int
@@ -80,6 +95,10 @@ class Summary:
     median_launch_delay_ns: int | None
     verdict: Verdict
     steps: list[StepRow] = field(default_factory=list)
+    sync_calls: int = 0
+    sync_ns: int = 0
+    memory_peaks: list[MemoryPeak] = field(default_factory=list)
+    top_memory_ops: list[tuple[str, int]] = field(default_factory=list)  # by self bytes
 
 
 def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
@@ -244,11 +263,32 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     launch_start = s.start[np.maximum(att.launch, 0)]
     mine = launched & (launch_start >= t0) & (launch_start < t1)
     delays = s.start[att.work[mine]] - launch_start[mine]
+    all_steps = step_windows(trace)
     steps = [
         StepRow(name, a, b - a, judge(trace, a, b))
-        for name, a, b in step_windows(trace)
+        for name, a, b in all_steps
         if a >= t0 and b <= t1
     ]
+    sync_calls, sync_ns = syncs_in(trace, t0, t1)
+    memory_peaks = [
+        MemoryPeak(
+            p.device,
+            p.allocated,
+            p.reserved,
+            p.ts,
+            next((n for n, a, b in all_steps if a <= p.ts < b), None),
+            trace.slice_name(p.op) if p.op >= 0 else None,
+        )
+        for p in peaks(trace)
+    ]
+    by_self = sorted(
+        (
+            (o.self_cpu_mem + o.self_cuda_mem, o.name)
+            for o in stats
+            if o.name != OUTSIDE_OPS and o.self_cpu_mem + o.self_cuda_mem > 0
+        ),
+        reverse=True,
+    )
     return Summary(
         (t0, t1),
         sum(o.self_cpu_ns for o in stats),
@@ -257,4 +297,8 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
         int(np.median(delays)) if len(delays) else None,
         judge(trace, t0, t1),
         steps,
+        sync_calls,
+        sync_ns,
+        memory_peaks,
+        [(name, size) for size, name in by_self[:5]],
     )

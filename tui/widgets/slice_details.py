@@ -6,7 +6,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.model import Trace
-from tui.model.details import gap_details, slice_details
+from tui.model.details import counter_details, gap_details, slice_details
 from tui.model.gaps import Gaps
 from tui.model.text import shown
 
@@ -24,6 +24,9 @@ class SliceDetails(Static):
 
     def show_gap(self, trace: Trace, gaps: Gaps, index: int) -> None:
         self._show(gap_details(trace, gaps, index))
+
+    def show_counter(self, trace: Trace, counter: int, window: tuple[int, int]) -> None:
+        self._show(counter_details(trace, counter, window))
 
     def clear(self) -> None:
         self.update(Text(HINT))

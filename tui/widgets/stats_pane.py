@@ -13,7 +13,7 @@ from tui.model.kernels import KernelStat, kernel_stats
 from tui.model.report import summary_lines
 from tui.model.stats import OpStat, Scope, op_stats
 from tui.model.text import printable
-from tui.model.timescale import format_duration
+from tui.model.timescale import format_bytes, format_duration
 from tui.model.verdict import summarize
 from tui.widgets.stats_table import Column, StatsTable
 
@@ -30,6 +30,17 @@ NAME_CELLS = 48
 def _name(text: str) -> str:
     """Kernel names run to hundreds of characters: the table shows the start of them."""
     return text if len(text) <= NAME_CELLS else text[: NAME_CELLS - 1] + "…"
+
+
+def memory_columns() -> list[Column]:
+    """key_averages()'s memory columns: bytes allocated less freed, self and with children."""
+    b = format_bytes
+    return [
+        Column("CPU Mem", lambda r: b(r.cpu_mem), lambda r: r.cpu_mem),
+        Column("Self CPU Mem", lambda r: b(r.self_cpu_mem), lambda r: r.self_cpu_mem),
+        Column("CUDA Mem", lambda r: b(r.cuda_mem), lambda r: r.cuda_mem),
+        Column("Self CUDA Mem", lambda r: b(r.self_cuda_mem), lambda r: r.self_cuda_mem),
+    ]
 
 
 def op_columns(cpu: int, cuda: int) -> list[Column]:
@@ -142,7 +153,10 @@ class StatsPane(Vertical):
             ops = op_stats(self.trace, self.scope)
             cpu = sum(o.self_cpu_ns for o in ops)
             cuda = sum(o.self_cuda_ns for o in ops)
-            table.show(op_columns(cpu, cuda), list(ops), sort_column=3)
+            columns = op_columns(cpu, cuda)
+            if len(self.trace.memory):
+                columns += memory_columns()
+            table.show(columns, list(ops), sort_column=3)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -17,10 +17,12 @@ from textual.strip import Strip
 
 from tui.model import Trace
 from tui.model import navigate as nav
+from tui.model.allocations import peaks
 from tui.model.gaps import Gaps, idle_gaps, largest_first
 from tui.model.kinds import KINDS, slice_kinds
-from tui.model.raster import Row, RowIndex, layout, rasterise, slice_at
+from tui.model.raster import Row, RowIndex, layout, rasterise, slice_at, sparkline
 from tui.model.text import printable, shown
+from tui.model.timescale import format_bytes
 from tui.widgets.error_screen import guarded
 from tui.widgets.row_paint import Palette, paint_cells
 
@@ -40,6 +42,7 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--match",
         "timeline--gap",
         "timeline--gap-selected",
+        "timeline--counter",
         *(f"timeline--{kind}" for kind in KINDS),
     }
     DEFAULT_CSS = """
@@ -51,6 +54,7 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--match { text-style: underline bold; }
     Timeline > .timeline--gap { color: red; }
     Timeline > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
+    Timeline > .timeline--counter { color: darkcyan; }
     Timeline > .timeline--other { background: dimgray; color: white; }
     Timeline > .timeline--cpu_op { background: royalblue; color: white; }
     Timeline > .timeline--annotation { background: mediumpurple; color: white; }
@@ -82,6 +86,7 @@ class Timeline(ScrollView, can_focus=True):
         Binding("N", "match(-1)", "Previous match", show=False),
         Binding("g", "next_gap", "Next idle gap"),
         Binding("c", "toggle_lane", "Collapse lane", show=False),
+        Binding("m", "peak_memory", "Peak memory", show=False),
     ]
 
     class SelectionChanged(Message):
@@ -191,6 +196,12 @@ class Timeline(ScrollView, can_focus=True):
             else ("timeline--process" if row.lane < 0 else "timeline--gutter")
         )
         segments = [Segment(set_cell_size(self._label(row), gutter), label_style)]
+        if row.counter >= 0:
+            series = self.trace.counters[row.counter]
+            spark, _ = sparkline(series.ts, series.values, *self.window, self.cells_width)
+            style = base + self.get_component_rich_style("timeline--counter")
+            segments.append(Segment(spark, style))
+            return Strip(segments, self.size.width)
         if row.lane < 0:
             segments.append(Segment(" " * self.cells_width, base))
             return Strip(segments, self.size.width)
@@ -211,6 +222,8 @@ class Timeline(ScrollView, can_focus=True):
         return Strip(segments, self.size.width)
 
     def _label(self, row: Row) -> str:
+        if row.counter >= 0:
+            return f"   {printable(self.trace.counters[row.counter].name)}"
         if row.lane < 0:
             return printable(self.trace.processes[row.process].name)
         if row.depth > 0:
@@ -381,11 +394,16 @@ class Timeline(ScrollView, can_focus=True):
         target = self.cursor
         while 0 <= target + delta < len(self.rows):
             target += delta
-            if self.rows[target].lane >= 0:
+            if self.rows[target].lane >= 0 or self.rows[target].counter >= 0:
                 break
         else:
             return
         row = self.rows[target]
+        if row.counter >= 0:  # the details show the counter's value at the view's centre
+            self.cursor = target
+            self.selected, self.selected_gap = -1, -1
+            self._after_selection()
+            return
         t0, t1 = self.window
         s = self.trace.slices
         if self.selected >= 0:
@@ -456,6 +474,30 @@ class Timeline(ScrollView, can_focus=True):
         if len(self.gap_order):
             self._gap_step = (self._gap_step + 1) % len(self.gap_order)
             self.select_gap(int(self.gap_order[self._gap_step]))
+
+    @guarded
+    def action_peak_memory(self) -> None:
+        """Select the op running when allocated memory peaked (GPU first), and show it."""
+        found = peaks(self.trace)
+        if not found:
+            self.notify("This trace has no memory records (profile with profile_memory=True).")
+            return
+        peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
+        if peak.op >= 0:
+            self.select(peak.op)
+            self.set_window(
+                nav.fit(
+                    int(self.trace.slices.start[peak.op]),
+                    int(self.trace.slices.dur[peak.op]),
+                    self.trace.span_ns,
+                )
+            )
+        else:
+            width = self.window[1] - self.window[0]
+            self.set_window(
+                nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
+            )
+        self.notify(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
 
     @guarded
     def action_toggle_lane(self) -> None:

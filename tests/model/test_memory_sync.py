@@ -1,0 +1,72 @@
+"""Memory records and synchronisation on a trace with known answers (tests/data/memory_sync.json).
+
+In microseconds: ProfilerStep#1 [0, 100) holds "alloc" [10, 30) (1000 B on cuda:0 at 15, 64 B
+on the CPU at 20), a launch of K1 [35, 40), "free" [40, 50) (-1000 B on cuda:0 at 45),
+cudaStreamSynchronize [55, 90) and a launch of K2 [93, 98); the CPU block is freed at 105,
+outside any op.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import DATA
+from tui.model import load_trace
+from tui.model.allocations import OUTSIDE_OPS, peaks
+from tui.model.details import counter_details, gap_details
+from tui.model.gaps import idle_gaps
+from tui.model.stats import op_stats
+from tui.model.syncs import sync_rows
+from tui.model.verdict import summarize
+
+US = 1000
+
+
+@pytest.fixture(scope="module")
+def trace():
+    return load_trace(DATA / "memory_sync.json")
+
+
+def test_series_per_device_and_counters(trace):
+    series = {c.name: (c.ts.tolist(), c.values.tolist()) for c in trace.counters}
+    assert series["cuda:0 allocated"] == ([15 * US, 45 * US], [1000.0, 0.0])
+    assert series["cuda:0 reserved"][1] == [2048.0, 2048.0]
+    assert series["cpu allocated"] == ([20 * US, 105 * US], [64.0, 0.0])
+    assert series["queue.depth"] == ([0, 50 * US], [1.0, 4.0])
+
+
+def test_op_memory_columns(trace):
+    ops = {o.name: o for o in op_stats(trace)}
+    assert (ops["alloc"].self_cuda_mem, ops["alloc"].self_cpu_mem) == (1000, 64)
+    assert ops["free"].self_cuda_mem == -1000
+    step = ops["ProfilerStep*"]
+    assert (step.self_cpu_mem, step.cpu_mem, step.cuda_mem) == (0, 64, 0)
+    assert (ops[OUTSIDE_OPS].calls, ops[OUTSIDE_OPS].cpu_mem) == (1, -64)
+
+
+def test_peaks_and_summary(trace):
+    by_device = {p.device: p for p in peaks(trace)}
+    cuda = by_device["cuda:0"]
+    assert (cuda.allocated, cuda.reserved, cuda.ts) == (1000, 2048, 15 * US)
+    assert trace.slice_name(cuda.op) == "alloc"
+    summary = summarize(trace)
+    (peak,) = [p for p in summary.memory_peaks if p.device == "cuda:0"]
+    assert (peak.step, peak.op) == ("ProfilerStep#1", "alloc")
+    assert (summary.sync_calls, summary.sync_ns) == (1, 35 * US)
+    assert summary.top_memory_ops[0] == ("alloc", 1064)
+
+
+def test_sync_calls_are_found_and_shown_against_gaps(trace):
+    assert [trace.slice_name(int(r)) for r in sync_rows(trace)] == ["cudaStreamSynchronize"]
+    gaps = idle_gaps(trace)
+    assert (int(gaps.start[0]), int(gaps.end[0])) == (40 * US, 93 * US)
+    details = dict(gap_details(trace, gaps, 0))
+    assert details["cause"] == "host wait"
+    assert details["CPU waiting"].startswith("cudaStreamSynchronize on thread 1 covers 35 us (66%)")
+
+
+def test_counter_details(trace):
+    index = next(i for i, c in enumerate(trace.counters) if c.name == "cuda:0 allocated")
+    details = dict(counter_details(trace, index, (0, 40 * US)))
+    assert details["at the centre"].startswith("1000 B")
+    assert details["highest in view"] == "1000 B"

@@ -1,0 +1,188 @@
+"""Memory from Kineto's `[memory]` records: series per device, per-op columns, peaks.
+
+Each record is one allocation (positive `Bytes`) or free (negative) on a device, with the
+device's `Total Allocated` and `Total Reserved` after it. As in torch's `key_averages()`, a
+record counts in the Self memory of the innermost op running on its thread at that moment and in
+the total of every op around it; records outside any op go to a `[memory]` row of their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from . import flows as flowlib
+from .trace import CounterSeries, MemoryEvents, Process
+
+if TYPE_CHECKING:
+    from .trace import Trace
+
+I64 = npt.NDArray[np.int64]
+CPU, CUDA = 0, 1
+OUTSIDE_OPS = "[memory]"
+
+
+def device_name(device_type: int, device_id: int) -> str:
+    """`cpu`, `cuda:0`, or the c10 device type number for others."""
+    if device_type == CPU:
+        return "cpu"
+    kind = "cuda" if device_type == CUDA else f"device{device_type}"
+    return f"{kind}:{max(device_id, 0)}"
+
+
+def devices(memory: MemoryEvents) -> list[tuple[int, int]]:
+    """The (device type, id) pairs that have records, CPU first."""
+    pairs = {
+        (int(t), int(i) if t != CPU else -1)
+        for t, i in zip(memory.device_type, memory.device_id, strict=True)
+    }
+    return sorted(pairs)
+
+
+def _mask(memory: MemoryEvents, device: tuple[int, int]) -> npt.NDArray[np.bool_]:
+    t, i = device
+    mask: npt.NDArray[np.bool_] = memory.device_type == t
+    return mask if t == CPU else mask & (memory.device_id == i)
+
+
+def memory_series(
+    memory: MemoryEvents, process_of_lane: I64, processes: list[Process]
+) -> list[CounterSeries]:
+    """Allocated and reserved bytes over time, one pair of series per device.
+
+    A CUDA device's series sit under the GPU process of that index when the trace has one,
+    else under the process that allocated.
+    """
+    out = []
+    gpu_process = {p.pid: p.index for p in processes if p.is_device}
+    for device in devices(memory):
+        mask = _mask(memory, device)
+        first_lane = int(memory.lane[np.flatnonzero(mask)[0]])
+        process = int(process_of_lane[first_lane]) if first_lane >= 0 else -1
+        if device[0] != CPU and device[1] in gpu_process:
+            process = gpu_process[device[1]]
+        name = device_name(*device)
+        ts = memory.ts[mask]
+        out.append(
+            CounterSeries(
+                process, f"{name} allocated", ts, memory.allocated[mask].astype(np.float64)
+            )
+        )
+        out.append(
+            CounterSeries(process, f"{name} reserved", ts, memory.reserved[mask].astype(np.float64))
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class OpMemory:
+    """Per slice row: bytes its records added (self) and its subtree's (total), by device."""
+
+    self_cpu: I64
+    cpu: I64
+    self_cuda: I64
+    cuda: I64
+    outside_ops: dict[str, int]  # device -> bytes of records outside any op
+    outside_calls: int
+
+
+def op_memory(trace: Trace) -> OpMemory:
+    """Computed once per trace."""
+    found = trace.derived.get("op_memory")
+    if not isinstance(found, OpMemory):
+        found = trace.derived["op_memory"] = _op_memory(trace)
+    return found
+
+
+def _op_memory(trace: Trace) -> OpMemory:
+    from .attribution import op_tree
+
+    m = trace.memory
+    tree = op_tree(trace)
+    n = len(trace.slices)
+    op = _op_at_records(trace)
+    columns = []
+    for device_is_cpu in (True, False):
+        pick = (m.device_type == CPU) if device_is_cpu else (m.device_type != CPU)
+        pick &= op >= 0
+        own = np.zeros(n, np.int64)
+        np.add.at(own, op[pick], m.bytes[pick])
+        total = own.copy()
+        at, amount = tree.up[op[pick]], m.bytes[pick]
+        while len(at):
+            keep = at >= 0
+            at, amount = at[keep], amount[keep]
+            np.add.at(total, at, amount)
+            at = tree.up[at]
+        columns += [own, total]
+    outside = op < 0
+    by_device = {
+        device_name(int(t), int(i)): 0
+        for t, i in zip(m.device_type[outside], m.device_id[outside], strict=True)
+    }
+    for t, i, b in zip(m.device_type[outside], m.device_id[outside], m.bytes[outside], strict=True):
+        by_device[device_name(int(t), int(i))] += int(b)
+    self_cpu, cpu, self_cuda, cuda = columns
+    return OpMemory(self_cpu, cpu, self_cuda, cuda, by_device, int(outside.sum()))
+
+
+@dataclass(frozen=True)
+class Peak:
+    """A device's highest allocated (and reserved) memory and when it happened."""
+
+    device: str
+    allocated: int
+    reserved: int
+    ts: int  # of the record that reached the peak allocated
+    op: int  # the op running then on the allocating thread (-1: none)
+
+
+def peaks(trace: Trace) -> list[Peak]:
+    m = trace.memory
+    out = []
+    ops = _op_at_records(trace)
+    for device in devices(m):
+        rows = np.flatnonzero(_mask(m, device))
+        top = rows[int(np.argmax(m.allocated[rows]))]
+        out.append(
+            Peak(
+                device_name(*device),
+                int(m.allocated[top]),
+                int(m.reserved[rows].max()),
+                int(m.ts[top]),
+                int(ops[top]),
+            )
+        )
+    return out
+
+
+def _op_at_records(trace: Trace) -> I64:
+    """The innermost op running on the allocating thread at each record (-1: none): the
+    enclosing slice if it is an op, else its nearest op ancestor."""
+    from .attribution import op_tree
+
+    m, s = trace.memory, trace.slices
+    if len(m) == 0:
+        return np.zeros(0, np.int64)
+    tree = op_tree(trace)
+    lane_lo = np.asarray([lane.lo for lane in trace.lanes] + [0], np.int64)
+    lane_hi = np.asarray([lane.hi for lane in trace.lanes] + [0], np.int64)
+    lane = np.where(m.lane >= 0, m.lane, len(trace.lanes)).astype(np.int64)
+    inner = flowlib.bind(
+        lane,
+        m.ts,
+        np.ones(len(m), bool),
+        lane_lo,
+        lane_hi,
+        s.start,
+        s.end,
+        s.parent.astype(np.int64),
+    )
+    return np.where(
+        inner >= 0,
+        np.where(tree.is_op[np.maximum(inner, 0)], inner, tree.up[np.maximum(inner, 0)]),
+        -1,
+    )

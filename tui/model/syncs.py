@@ -1,0 +1,48 @@
+"""CPU calls that wait for the GPU, and where they overlap the GPU's idle time."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from .patterns import SYNC_NAME, is_runtime_category
+from .trace import Trace
+
+I64 = npt.NDArray[np.int64]
+
+
+def sync_rows(trace: Trace) -> I64:
+    """Slices on CPU lanes that are synchronising runtime calls, by start (computed once)."""
+    found = trace.derived.get("sync_rows")
+    if isinstance(found, np.ndarray):
+        return found
+    s = trace.slices
+    sync_name = np.asarray([bool(SYNC_NAME.match(n)) for n in trace.names] + [False])
+    runtime = np.asarray([is_runtime_category(c) for c in trace.categories] + [False])
+    on_cpu = np.zeros(len(s), bool)
+    for lane in trace.lanes:
+        if lane.kind == "cpu":
+            on_cpu[lane.lo : lane.hi] = True
+    rows = np.flatnonzero(on_cpu & sync_name[s.name] & runtime[s.cat]).astype(np.int64)
+    rows = rows[np.argsort(s.start[rows], kind="stable")]
+    trace.derived["sync_rows"] = rows
+    return rows
+
+
+def syncs_in(trace: Trace, t0: int, t1: int) -> tuple[int, int]:
+    """(number of sync calls starting in [t0, t1), CPU time spent in them)."""
+    rows = sync_rows(trace)
+    starts = trace.slices.start[rows]
+    pick = rows[(starts >= t0) & (starts < t1)]
+    return len(pick), int(trace.slices.dur[pick].sum())
+
+
+def overlapping(trace: Trace, t0: int, t1: int) -> list[tuple[int, int]]:
+    """(sync call, ns of [t0, t1) it covers), largest first."""
+    rows = sync_rows(trace)
+    s = trace.slices
+    start, end = s.start[rows], s.start[rows] + s.dur[rows]
+    cover = np.minimum(end, t1) - np.maximum(start, t0)
+    hit = cover > 0
+    order = np.argsort(-cover[hit], kind="stable")
+    return [(int(r), int(c)) for r, c in zip(rows[hit][order], cover[hit][order], strict=True)]
