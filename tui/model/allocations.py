@@ -91,10 +91,7 @@ class OpMemory:
 
 def op_memory(trace: Trace) -> OpMemory:
     """Computed once per trace."""
-    found = trace.derived.get("op_memory")
-    if not isinstance(found, OpMemory):
-        found = trace.derived["op_memory"] = _op_memory(trace)
-    return found
+    return trace.derive("op_memory", lambda: _op_memory(trace))
 
 
 def _op_memory(trace: Trace) -> OpMemory:

@@ -40,19 +40,12 @@ class Attribution:
 
 def op_tree(trace: Trace) -> OpTree:
     """Computed once per trace."""
-    found = trace.derived.get("op_tree")
-    if found is None:
-        found = trace.derived["op_tree"] = _op_tree(trace)
-    assert isinstance(found, OpTree)
-    return found
+    return trace.derive("op_tree", lambda: _op_tree(trace))
 
 
 def _op_tree(trace: Trace) -> OpTree:
     s = trace.slices
-    cpu_row = np.zeros(len(s), bool)
-    for lane in trace.lanes:
-        if lane.kind == "cpu":
-            cpu_row[lane.lo : lane.hi] = True
+    cpu_row = trace.kind_mask("cpu")
     op_cat = np.asarray([c.lower() in HOST_OP_CATEGORIES for c in trace.categories] + [False])
     is_op = cpu_row & op_cat[s.cat]
     if not is_op.any():  # another tool's trace: every CPU slice is an op
@@ -91,21 +84,13 @@ def _drop_wrappers(is_op: B, up: I64, name: I64) -> B:
 
 def attribute(trace: Trace) -> Attribution:
     """Computed once per trace."""
-    found = trace.derived.get("attribution")
-    if found is None:
-        found = trace.derived["attribution"] = _attribute(trace)
-    assert isinstance(found, Attribution)
-    return found
+    return trace.derive("attribution", lambda: _attribute(trace))
 
 
 def gpu_work_rows(trace: Trace) -> I64:
     """Slice rows of kernels, memcpys and memsets on GPU lanes, by lane then start."""
     work_cat = np.asarray([c.lower() in GPU_WORK_CATEGORIES for c in trace.categories] + [False])
-    on_gpu = np.zeros(len(trace.slices), bool)
-    for lane in trace.lanes:
-        if lane.kind == "gpu":
-            on_gpu[lane.lo : lane.hi] = True
-    return np.flatnonzero(on_gpu & work_cat[trace.slices.cat]).astype(np.int64)
+    return np.flatnonzero(trace.kind_mask("gpu") & work_cat[trace.slices.cat]).astype(np.int64)
 
 
 def _attribute(trace: Trace) -> Attribution:

@@ -53,10 +53,7 @@ def launch_of(trace: Trace) -> npt.NDArray[np.int64]:
 
 def idle_gaps(trace: Trace) -> Gaps:
     """Every idle gap on every GPU stream of the trace (computed once per trace)."""
-    found = trace.derived.get("gaps")
-    if not isinstance(found, Gaps):
-        found = trace.derived["gaps"] = _idle_gaps(trace)
-    return found
+    return trace.derive("gaps", lambda: _idle_gaps(trace))
 
 
 def _idle_gaps(trace: Trace) -> Gaps:

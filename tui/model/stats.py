@@ -68,11 +68,7 @@ class Scope:
 
 def op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
     """See `_op_stats`; remembered per scope, as the pane and the summary ask again."""
-    key = ("op_stats", scope)
-    found = trace.derived.get(str(key))
-    if found is None:
-        found = trace.derived[str(key)] = _op_stats(trace, scope)
-    return list(found)
+    return list(trace.derive(f"op_stats {scope}", lambda: _op_stats(trace, scope)))
 
 
 def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:

@@ -13,20 +13,15 @@ I64 = npt.NDArray[np.int64]
 
 def sync_rows(trace: Trace) -> I64:
     """Slices on CPU lanes that are synchronising runtime calls, by start (computed once)."""
-    found = trace.derived.get("sync_rows")
-    if isinstance(found, np.ndarray):
-        return found
+    return trace.derive("sync_rows", lambda: _sync_rows(trace))
+
+
+def _sync_rows(trace: Trace) -> I64:
     s = trace.slices
     sync_name = np.asarray([bool(SYNC_NAME.match(n)) for n in trace.names] + [False])
     runtime = np.asarray([is_runtime_category(c) for c in trace.categories] + [False])
-    on_cpu = np.zeros(len(s), bool)
-    for lane in trace.lanes:
-        if lane.kind == "cpu":
-            on_cpu[lane.lo : lane.hi] = True
-    rows = np.flatnonzero(on_cpu & sync_name[s.name] & runtime[s.cat]).astype(np.int64)
-    rows = rows[np.argsort(s.start[rows], kind="stable")]
-    trace.derived["sync_rows"] = rows
-    return rows
+    rows = np.flatnonzero(trace.kind_mask("cpu") & sync_name[s.name] & runtime[s.cat])
+    return rows[np.argsort(s.start[rows], kind="stable")].astype(np.int64)
 
 
 def syncs_in(trace: Trace, t0: int, t1: int) -> tuple[int, int]:

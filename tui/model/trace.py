@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +13,7 @@ import numpy.typing as npt
 from .decode import decode_args, raw_args
 from .source import Source, read_source
 
+T = TypeVar("T")
 I64 = npt.NDArray[np.int64]
 ARGS_GONE = "(the file changed after loading: its args cannot be read)"
 ARGS_UNREADABLE = "(args too deeply nested or malformed to show)"
@@ -171,6 +173,20 @@ class Trace:
     _chunks: ChunkTable = field(repr=False)
     # Derived data computed once on first use (op tree, GPU attribution, gaps), by name.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    def derive(self, key: str, compute: Callable[[], T]) -> T:
+        """Data derived from the trace (op tree, attribution, gaps...), computed on first use."""
+        if key not in self.derived:
+            self.derived[key] = compute()
+        return cast(T, self.derived[key])
+
+    def kind_mask(self, kind: str) -> npt.NDArray[np.bool_]:
+        """Which slice rows lie on lanes of `kind` ("cpu", "gpu" or "async")."""
+        mask = np.zeros(len(self.slices), bool)
+        for lane in self.lanes:
+            if lane.kind == kind:
+                mask[lane.lo : lane.hi] = True
+        return mask
 
     def lane_of(self, row: int) -> Lane:
         """The lane holding slice `row`."""

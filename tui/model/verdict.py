@@ -160,9 +160,10 @@ class _WorkIndex:
 
 
 def _work_index(trace: Trace) -> _WorkIndex:
-    found = trace.derived.get("work_index")
-    if isinstance(found, _WorkIndex):
-        return found
+    return trace.derive("work_index", lambda: _build_work_index(trace))
+
+
+def _build_work_index(trace: Trace) -> _WorkIndex:
     s = trace.slices
     att = attribute(trace)
     start, end = s.start[att.work], s.start[att.work] + s.dur[att.work]
@@ -197,7 +198,6 @@ def _work_index(trace: Trace) -> _WorkIndex:
         prefix(s.dur[work] < s.dur[launch]),
         prefix(first_of_call),
     )
-    trace.derived["work_index"] = index
     return index
 
 
