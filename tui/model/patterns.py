@@ -34,12 +34,6 @@ PROFILER_STEP_ROW = "ProfilerStep*"
 # Flow categories that join a CPU launch to the GPU work it started, newest first.
 LAUNCH_FLOW_CATEGORIES = frozenset({"ac2g", "async", "async_gpu", "async_cpu_to_gpu"})
 
-# Runtime calls that start GPU work (CUDA runtime and driver, HIP, graph launches, async copies).
-LAUNCH_NAME = re.compile(
-    r"^(cuda|cu|hip|hipExt)(LaunchKernel|LaunchKernelEx|LaunchKernelExC|LaunchCooperativeKernel"
-    r"|ModuleLaunchKernel|GraphLaunch|Memcpy\w*Async|Memset\w*Async|Memcpy|Memset)(_ptsz|_v\d+)?$"
-)
-
 # Host calls that wait for the GPU: explicit synchronisation, event waits, blocking copies.
 SYNC_NAME = re.compile(
     r"^(cuda|hip)(DeviceSynchronize|StreamSynchronize|EventSynchronize|StreamWaitEvent"
