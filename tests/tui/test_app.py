@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.conftest import DATA
+from tests.tui.helpers import loaded
 from tui.cli import make_app
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline
@@ -10,10 +11,7 @@ from tui.widgets.trace_summary import TraceSummary
 
 
 async def test_app_loads_in_the_background_and_shows_the_timeline():
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "gpu_streams.json", (120, 30)) as (pilot, app):
         assert app.trace is not None
         timeline = app.query_one(Timeline)
         assert app.focused is timeline
@@ -45,10 +43,7 @@ async def test_markup_and_escapes_in_names_are_shown_literally(tmp_path):
         '[{"ph": "X", "name": "[bold red]x[/] [link=https://e.vil]y[/link] \\u001b[2J '
         '\\u001b]52;c;QUFB\\u0007", "pid": "[@click=app.quit]p", "tid": 1, "ts": 0, "dur": 100}]'
     )
-    app = make_app(p)
-    async with app.run_test(size=(160, 20)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(p, (160, 20)) as (pilot, app):
         timeline = app.query_one(Timeline)
         header = timeline.render_line(0).text
         assert header.startswith("[@click=app.quit]p")

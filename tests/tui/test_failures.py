@@ -6,17 +6,14 @@ import hashlib
 import shutil
 
 from tests.conftest import DATA
-from tui.cli import make_app
+from tests.tui.helpers import loaded
 from tui.model import navigate
 from tui.widgets.error_screen import ErrorScreen
 from tui.widgets.timeline import Timeline
 
 
 async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
 
         def broken(*args, **kwargs):
             raise RuntimeError("a bug in children()")
@@ -33,10 +30,7 @@ async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
 
 
 async def test_a_row_that_cannot_be_drawn_says_so(monkeypatch):
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (_, app):
         timeline = app.query_one(Timeline)
 
         def broken(*args, **kwargs):
@@ -52,10 +46,7 @@ async def test_a_full_session_never_writes_the_trace(tmp_path):
     path = tmp_path / "t.json"
     shutil.copy(DATA / "gpu_streams.json", path)
     before = (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns)
-    app = make_app(path)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(path, (100, 30)) as (pilot, _):
         await pilot.press(
             "right",
             "enter",

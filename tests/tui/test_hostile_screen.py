@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 from tests.conftest import DATA
+from tests.tui.helpers import loaded
 from tests.tui.test_cli import run
-from tui.cli import make_app
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -20,10 +20,7 @@ def _clean(text: str) -> None:
 
 
 async def test_timeline_details_and_stats_show_everything_literally():
-    app = make_app(HOSTILE)
-    async with app.run_test(size=(200, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(HOSTILE, (200, 30)) as (pilot, app):
         timeline = app.query_one(Timeline)
         seen = []
         for _ in range(3):

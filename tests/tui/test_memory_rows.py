@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import DATA, SHARED
+from tests.tui.helpers import loaded
 from tests.tui.test_snapshots import check, screen_text
-from tui.cli import make_app
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline
 
@@ -14,10 +14,7 @@ TRACE = DATA / "memory_sync.json"
 
 
 async def test_counter_rows_sit_under_their_process_and_show_values():
-    app = make_app(TRACE)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(TRACE, (120, 30)) as (pilot, app):
         timeline = app.query_one(Timeline)
         labels = [
             timeline.render_line(y).text[: timeline.gutter_width].strip()
@@ -44,10 +41,7 @@ async def test_counter_rows_sit_under_their_process_and_show_values():
 
 
 async def test_m_jumps_to_the_peak_and_selects_the_op_running_then():
-    app = make_app(TRACE)
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(TRACE, (120, 30)) as (pilot, app):
         await pilot.press("m")
         timeline = app.query_one(Timeline)
         assert timeline.trace.slice_name(timeline.selected) == "alloc"
@@ -67,10 +61,7 @@ async def test_real_traces_with_memory_and_sync_render(name):
     path = SHARED / name
     if not path.exists():
         pytest.skip(f"real traces not present: {SHARED} is missing")
-    app = make_app(path)
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(path, (140, 40)) as (pilot, app):
         timeline = app.query_one(Timeline)
         for y in range(len(timeline.rows)):
             assert "cannot draw" not in timeline.render_line(y).text

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from tests.conftest import DATA
+from tests.tui.helpers import loaded
 from tui.cli import make_app
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
@@ -36,10 +37,7 @@ def check(name: str, text: str) -> None:
 
 
 async def test_gpu_trace_at_full_zoom_out():
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(100, 24)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "gpu_streams.json", (100, 24)) as (_, app):
         check("gpu_full_zoom_out", screen_text(app))
 
 

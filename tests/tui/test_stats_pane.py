@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import DATA
-from tui.cli import make_app
+from tests.tui.helpers import loaded
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -14,10 +14,7 @@ from tui.widgets.timeline import Timeline
 
 @pytest.fixture
 async def pane():
-    app = make_app(DATA / "attribution.json")
-    async with app.run_test(size=(140, 40)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "attribution.json", (140, 40)) as (pilot, app):
         await pilot.press("t")
         await pilot.pause()
         yield pilot, app

@@ -14,7 +14,7 @@ import pytest
 from textual import events
 
 from tests.conftest import DATA
-from tui.cli import make_app
+from tests.tui.helpers import loaded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline
@@ -24,10 +24,7 @@ SPAN = 92_000
 
 @pytest.fixture
 async def ui():
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(120, 30)) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+    async with loaded(DATA / "gpu_streams.json", (120, 30)) as (pilot, app):
         yield pilot, app.query_one(Timeline)
 
 
