@@ -30,7 +30,7 @@ from tui.model.report import (
     sort_kernels,
     sort_ops,
 )
-from tui.model.source import check_start, read_source
+from tui.model.source import check_start, max_stream_bytes
 from tui.model.stats import OpStat, Scope, op_stats
 from tui.model.text import printable
 from tui.model.verdict import step_windows, summarize
@@ -224,14 +224,18 @@ def _summary(args: list[str]) -> int:
 def _spool_stdin() -> str | int:
     """`zcat t.json.gz | trace-tui -`: keep the piped trace in a temporary file, then take the
     keyboard from the terminal, since standard input was the pipe."""
-    try:
-        source = read_source("-")
-    except TraceError as e:
-        return _fail(str(e))
     fd, name = tempfile.mkstemp(prefix="trace-tui-stdin-", suffix=".json")
     atexit.register(os.unlink, name)
-    with os.fdopen(fd, "wb") as out:
-        out.write(source.data)
+    limit, copied = max_stream_bytes(), 0
+    with os.fdopen(fd, "wb") as out:  # as it came (gzip or not): the loader reads it as a file
+        while block := sys.stdin.buffer.read(1 << 20):
+            copied += len(block)
+            if copied > limit:
+                return _fail(
+                    f"<stdin>: stopped reading after {limit:,} bytes; set "
+                    "TRACE_TUI_MAX_BYTES to read more from a pipe"
+                )
+            out.write(block)
     try:
         tty = os.open("/dev/tty", os.O_RDONLY)
     except OSError:

@@ -53,3 +53,12 @@ async def test_markup_and_escapes_in_names_are_shown_literally(tmp_path):
         assert "\x1b" not in bar and "\x07" not in bar
         details = str(app.query_one(SliceDetails).render())
         assert "[bold red]x[/]" in details and "\\x1b]52" in details and "\x1b" not in details
+
+
+async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
+    cut = tmp_path / "cut.json"
+    cut.write_bytes((DATA / "truncated_object.json").read_bytes())
+    async with loaded(cut) as (_, app):
+        lines = str(app.query_one(TraceSummary).render()).splitlines()
+        assert lines[0].endswith("TRUNCATED")
+        assert lines[1] == "skipped 1 events (1 incomplete last event)"

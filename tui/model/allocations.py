@@ -158,7 +158,11 @@ def peaks(trace: Trace) -> list[Peak]:
 
 def _op_at_records(trace: Trace) -> I64:
     """The innermost op running on the allocating thread at each record (-1: none): the
-    enclosing slice if it is an op, else its nearest op ancestor."""
+    enclosing slice if it is an op, else its nearest op ancestor (computed once per trace)."""
+    return trace.derive("op_at_records", lambda: _bind_records(trace))
+
+
+def _bind_records(trace: Trace) -> I64:
     from .attribution import op_tree
 
     m, s = trace.memory, trace.slices

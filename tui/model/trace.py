@@ -190,7 +190,7 @@ class Trace:
 
     def lane_of(self, row: int) -> Lane:
         """The lane holding slice `row`."""
-        los = [lane.lo for lane in self.lanes]
+        los = self.derive("lane_starts", lambda: np.asarray([lane.lo for lane in self.lanes]))
         return self.lanes[int(np.searchsorted(los, row, side="right")) - 1]
 
     def slice_name(self, row: int) -> str:

@@ -122,6 +122,7 @@ class Timeline(ScrollView, can_focus=True):
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
         self._strips: dict[tuple[int, int, int, bool], Strip] = {}
+        self._palette_now: Palette | None = None
         self._work_rows: dict[tuple[int, int], bool] = {}
         self._work_kinds = [KINDS.index(k) for k in ("kernel", "memcpy", "memset", "comm")]
         self._relayout()
@@ -150,6 +151,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def _invalidate(self) -> None:
         self._strips.clear()
+        self._palette_now = None  # styles are looked up once per repaint, not once per row
         self.refresh()
 
     def on_resize(self, event: events.Resize) -> None:
@@ -213,7 +215,7 @@ class Timeline(ScrollView, can_focus=True):
             self.kinds,
             self.trace.slices.name,
             self.labels,
-            self._palette(),
+            self._palette_now or self._palette(),
             self.selected,
             self._match_mask,
             gap_cells,
@@ -234,7 +236,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def _palette(self) -> Palette:
         style = self.get_component_rich_style
-        return Palette(
+        self._palette_now = Palette(
             base=self.rich_style,
             kinds=[style(f"timeline--{kind}") for kind in KINDS],
             selected=style("timeline--selected"),
@@ -242,6 +244,7 @@ class Timeline(ScrollView, can_focus=True):
             gap=style("timeline--gap"),
             gap_selected=style("timeline--gap-selected"),
         )
+        return self._palette_now
 
     def _holds_work(self, row: Row) -> bool:
         """Whether the row has GPU work: gaps are drawn there (under a GPU annotation such as

@@ -14,7 +14,7 @@ class TraceSummary(Static):
     """A header line for a loaded trace (plain text: nothing from the file is markup)."""
 
     def __init__(self, trace: Trace) -> None:
-        super().__init__(Text(printable(describe(trace))))
+        super().__init__(Text("\n".join(printable(line) for line in describe(trace).splitlines())))
 
 
 def describe(trace: Trace) -> str:
