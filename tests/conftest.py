@@ -22,7 +22,10 @@ def shared_traces() -> list[Path]:
     return sorted(
         p
         for p in SHARED.rglob("*")
-        if p.is_file() and not p.name.endswith(".md") and not p.name.startswith(".")
+        if p.is_file()
+        and not p.name.endswith((".md", ".csv"))
+        and not p.name.startswith(".")
+        and "reports" not in p.relative_to(SHARED).parts
     )
 
 
