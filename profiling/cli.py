@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
 from collections.abc import Sequence
 
@@ -120,9 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(result.table)
         written.append(str(result.path))
     if opts.view:
-        from tui.cli import main as view
-
-        return view([written[-1]])
+        # The two halves meet only through the file: the viewer runs as its own process, through
+        # its documented entry point (`python -m tui`).
+        return subprocess.call([sys.executable, "-m", "tui", written[-1]])
     return 0
 
 

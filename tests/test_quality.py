@@ -21,7 +21,7 @@ def _tool(name: str) -> str:
 @pytest.mark.parametrize(
     "command",
     [["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]],
-    ids=["ruff-check", "ruff-format", "mypy-model"],
+    ids=["ruff-check", "ruff-format", "mypy"],
 )
 def test_tool_passes(command):
     done = subprocess.run(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
-import numpy as np
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -13,16 +12,18 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Header, Input
 
-from tui.model import Trace, TraceError, load_trace
-from tui.model.cache import ModelCache
-from tui.model.stats import UNLAUNCHED, Scope
+from tui.model.analysis.gaps import idle_gaps
+from tui.model.analysis.ops import op_rows
+from tui.model.errors import TraceError
+from tui.model.ingest import load_trace
+from tui.model.ingest.cache import ModelCache
 from tui.model.text import printable
-from tui.model.verdict import step_windows
+from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.slice_details import SliceDetails
-from tui.widgets.stats_pane import SCOPES, StatsPane
+from tui.widgets.stats_pane import StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
@@ -45,8 +46,6 @@ class TraceApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("t", "toggle_stats", "Stats"),
-        Binding("x", "stats_kind", "Ops/kernels", show=False),
-        Binding("v", "stats_scope", "Stats scope", show=False),
         Binding("escape", "close_search", "Close search", show=False),
     ]
 
@@ -78,6 +77,7 @@ class TraceApp(App[None]):
         self._cancelled = False
         self.trace: Trace | None = None
         self.load_error: str | None = None
+        self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
         self._last_progress = 0.0
         self.sub_title = printable(path)
 
@@ -145,23 +145,27 @@ class TraceApp(App[None]):
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
-        timeline = message.timeline
         for ruler in self.query(TimeRuler):  # none while the app shuts down
-            ruler.show(timeline.window, timeline.gutter_width)
+            ruler.show(message.window, message.gutter)
+        for pane in self.query(StatsPane):
+            pane.follow(message.window, pane.selected)
 
     @guarded
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
-        timeline = message.timeline
-        row = timeline.rows[timeline.cursor] if timeline.rows else None
+        trace = self.trace
+        if trace is None:
+            return
         for details in self.query(SliceDetails):
-            if row is not None and row.counter >= 0:
-                details.show_counter(timeline.trace, row.counter, timeline.window)
-            elif timeline.selected >= 0:
-                details.show_slice(timeline.trace, timeline.selected)
-            elif timeline.selected_gap >= 0:
-                details.show_gap(timeline.trace, timeline.gaps, timeline.selected_gap)
+            if message.counter >= 0:
+                details.show_counter(trace, message.counter, message.window)
+            elif message.slice >= 0:
+                details.show_slice(trace, message.slice)
+            elif message.gap >= 0:
+                details.show_gap(trace, idle_gaps(trace), message.gap)
             else:
                 details.clear()
+        for pane in self.query(StatsPane):
+            pane.follow(message.window, message.slice)
 
     @guarded
     def action_toggle_stats(self) -> None:
@@ -174,60 +178,23 @@ class TraceApp(App[None]):
             self.query_one(Timeline).focus()
             return
         self.query_one("#details").display = False
-        pane = StatsPane(self.trace)
+        timeline = self.query_one(Timeline)
+        pane = StatsPane(self.trace, timeline.window, timeline.selected)
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(lambda: pane.query_one("#stats").focus())
 
     @guarded
-    def action_stats_kind(self) -> None:
-        for pane in self.query(StatsPane):
-            pane.toggle_kernels()
-
-    @guarded
-    def action_stats_scope(self) -> None:
-        for pane in self.query(StatsPane):
-            timeline = self.query_one(Timeline)
-            name = SCOPES[(SCOPES.index(pane.scope_name) + 1) % len(SCOPES)]
-            pane.set_scope(*self._scope(name, timeline))
-
-    def _scope(self, name: str, timeline: Timeline) -> tuple[str, Scope]:
-        """The scope called `name` for the timeline's state; `trace` when it does not apply."""
-        s = timeline.trace.slices
-        if name == "view":
-            return name, Scope(*timeline.window)
-        if name == "step":
-            if timeline.selected >= 0:
-                t = int(s.start[timeline.selected])
-            else:
-                t = sum(timeline.window) // 2
-            for step, a, b in step_windows(timeline.trace):
-                if a <= t < b:
-                    return f"step {step}", Scope(a, b)
-            name = "subtree"
-        if name == "subtree" and timeline.selected >= 0:
-            return f"under {timeline.trace.slice_name(timeline.selected)}", Scope(
-                root=timeline.selected
-            )
-        return "trace", Scope()
-
-    @guarded
     def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
-        timeline = self.query_one(Timeline)
-        trace = timeline.trace
-        if message.name == UNLAUNCHED:
+        if self.trace is None:
             return
-        if message.name == "ProfilerStep*":
-            ids = [i for i, n in enumerate(trace.names) if n.startswith("ProfilerStep#")]
-        else:
-            ids = [i for i, n in enumerate(trace.names) if n == message.name]
-        rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
-        rows = rows[np.argsort(trace.slices.start[rows], kind="stable")]
+        timeline = self.query_one(Timeline)
+        rows = op_rows(self.trace, message.name)
         timeline.set_matches(rows)
         if message.jump:
             timeline.show_longest(rows)
 
     def action_help(self) -> None:
-        bindings = [*Timeline.BINDINGS, *self.BINDINGS]
+        bindings = [*Timeline.BINDINGS, *StatsPane.BINDINGS, *self.BINDINGS]
         self.push_screen(HelpScreen(bindings))
 
     def action_search(self) -> None:

@@ -13,38 +13,30 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from tui.model import Trace, TraceError, list_traces, load_trace
-from tui.model.cache import ModelCache
-from tui.model.info import report, summary
-from tui.model.kernels import KernelStat, kernel_stats
-from tui.model.memory import available_memory, estimate_memory
-from tui.model.report import (
-    KERNEL_HEADERS,
-    KERNEL_SORTS,
-    OP_HEADERS,
-    OP_SORTS,
-    as_json,
-    as_text,
-    kernel_cells,
-    op_cells,
-    sort_kernels,
-    sort_ops,
-)
-from tui.model.source import check_start, max_stream_bytes
-from tui.model.stats import OpStat, Scope, op_stats
+from tui.model.analysis.scope import Scope
+from tui.model.analysis.steps import step_windows
+from tui.model.errors import TraceError
+from tui.model.ingest import list_traces, load_trace
+from tui.model.ingest.cache import ModelCache
+from tui.model.ingest.footprint import available_memory, estimate_memory
+from tui.model.ingest.source import check_start, max_stream_bytes
+from tui.model.present.info import report, summary
+from tui.model.present.report import as_json, as_text
+from tui.model.present.tables import KERNELS, OPS, scope_report
 from tui.model.text import printable
-from tui.model.verdict import step_windows, summarize
+from tui.model.trace import Trace
 
 if TYPE_CHECKING:
     from tui.app import TraceApp
 
 PROG = "trace-tui"
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
+# The trace opened when no file is named: one our own backend made, shipped in the package.
+SAMPLES = Path(__file__).resolve().parent / "samples"
 DEFAULT_SAMPLE = "transformer_128_cpu.pt.trace.json.gz"
 
 
 def default_sample() -> Path:
-    """The trace opened when no file is named: one our own backend made."""
+    """The bundled sample trace (in the wheel, so any install opens it)."""
     return SAMPLES / DEFAULT_SAMPLE
 
 
@@ -101,7 +93,7 @@ def _info_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{PROG} info", description="Print what a trace holds, as loaded."
     )
-    parser.add_argument("path", help="trace file or folder")
+    parser.add_argument("path", nargs="?", help="trace file or folder; default: the bundled sample")
     parser.add_argument("--json", action="store_true", help="machine-readable output")
     _common(parser)
     return parser
@@ -113,12 +105,12 @@ def _summary_parser() -> argparse.ArgumentParser:
         description="The verdict (overhead-bound, compute-bound, mixed, no GPU activity) with its "
         "evidence, and the top rows of the op table (like key_averages) or the kernel table.",
     )
-    parser.add_argument("path", help="trace file or folder")
+    parser.add_argument("path", nargs="?", help="trace file or folder; default: the bundled sample")
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     parser.add_argument(
         "--sort",
-        help=f"ops: {', '.join(OP_SORTS)} (default cpu_total); "
-        f"kernels: {', '.join(KERNEL_SORTS)} (default total)",
+        help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}); "
+        f"kernels: {', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
     )
     parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
     parser.add_argument("--step", type=int, help="only ProfilerStep#N")
@@ -184,40 +176,29 @@ def _summary(args: list[str]) -> int:
         opts = _summary_parser().parse_args(args)
     except SystemExit as e:
         return int(e.code or 0)
-    sorts = KERNEL_SORTS if opts.kernels else OP_SORTS
-    sort = opts.sort or sorts[0]
-    if sort not in sorts:
-        return _fail(f"--sort {sort}: choose one of {', '.join(sorts)}", 2)
+    table = KERNELS if opts.kernels else OPS
+    sort = opts.sort or table.default_sort
+    if sort not in table.sort_keys:
+        return _fail(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
     if opts.top < 0:
         return _fail("--top must be 0 or more", 2)
     trace = _load(opts)
     if trace is None:
         return 1
-    window = None
+    scope = Scope()  # the whole trace, as key_averages() counts it
     if opts.step is not None:
         steps = {name: (a, b) for name, a, b in step_windows(trace)}
         window = steps.get(f"ProfilerStep#{opts.step}")
         if window is None:
             known = ", ".join(sorted(steps, key=lambda n: steps[n][0])) or "none"
             return _fail(f"{trace.path}: no ProfilerStep#{opts.step} (steps: {known})")
-    summary = summarize(trace, window)
-    scope = Scope(*summary.window)
-    if opts.kernels:
-        rows: list[OpStat] | list[KernelStat] = sort_kernels(kernel_stats(trace, scope), sort)
-    else:
-        rows = sort_ops(op_stats(trace, scope), sort)
-    rows = rows[: opts.top]
+        scope = Scope(*window)
+    result = scope_report(trace, scope, opts.kernels, sort)
+    rows = result.rows[: opts.top]
     if opts.format == "json":
-        table = "kernels" if opts.kernels else "ops"
-        sys.stdout.buffer.write(as_json(trace.path, summary, table, sort, rows))
+        sys.stdout.buffer.write(as_json(trace.path, result, rows))
         return 0
-    if opts.kernels:
-        headers, cells = KERNEL_HEADERS, [kernel_cells(r) for r in rows]  # type: ignore[arg-type]
-    else:
-        cpu = summary.self_cpu_ns
-        headers = OP_HEADERS
-        cells = [op_cells(r, cpu, summary.self_cuda_ns) for r in rows]  # type: ignore[arg-type]
-    sys.stdout.write(as_text(trace.path, summary, headers, cells, opts.format == "markdown"))
+    sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown"))
     return 0
 
 
@@ -248,6 +229,8 @@ def _spool_stdin() -> str | int:
 
 def _load(opts: argparse.Namespace) -> Trace | None:
     """Load for a headless command: errors become one line (and None)."""
+    if opts.path is None:
+        opts.path = str(default_sample())
     try:
         check_start(opts.path)
         if not _enough_memory(opts.path, opts, ask=False):

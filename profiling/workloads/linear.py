@@ -17,6 +17,7 @@ def build(device: torch.device, size: int) -> Callable[[], torch.Tensor]:
 
     def step() -> torch.Tensor:
         with torch.no_grad():
-            return layer(x)
+            out: torch.Tensor = layer(x)
+        return out
 
     return step

@@ -25,7 +25,7 @@ KEYS_IN = ["w", "s", "a", "d", "d", "a", "right", "left", "down", "up"]
 
 async def measure(path: Path, presses: int, size: tuple[int, int]) -> dict[str, list[float]]:
     from tui.cli import make_app
-    from tui.model import navigate as nav
+    from tui.model.present import navigate as nav
     from tui.widgets.timeline import Timeline
 
     app = make_app(path)

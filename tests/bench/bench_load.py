@@ -24,8 +24,8 @@ ROOT = HERE.parent.parent
 _LOAD = """
 import json, resource, sys, time
 from pathlib import Path
-from tui.model import load_trace
-from tui.model.cache import ModelCache
+from tui.model.ingest import load_trace
+from tui.model.ingest.cache import ModelCache
 cache = ModelCache(Path(sys.argv[2])) if len(sys.argv) > 2 else None
 t = time.perf_counter()
 trace = load_trace(sys.argv[1], cache=cache)

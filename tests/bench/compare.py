@@ -22,7 +22,7 @@ from bench_load import ROOT, trace_file
 
 OURS_LOAD = """
 import json, resource, sys, time
-from tui.model import load_trace
+from tui.model.ingest import load_trace
 t = time.perf_counter()
 trace = load_trace(sys.argv[1])
 print(json.dumps({"seconds": time.perf_counter() - t,
@@ -31,9 +31,9 @@ print(json.dumps({"seconds": time.perf_counter() - t,
 
 OURS_SUMMARY = """
 import json, resource, sys, time
-from tui.model import load_trace
-from tui.model.stats import op_stats
-from tui.model.verdict import summarize
+from tui.model.ingest import load_trace
+from tui.model.analysis.ops import op_stats
+from tui.model.analysis.summary import summarize
 t = time.perf_counter()
 trace = load_trace(sys.argv[1])
 summary, ops = summarize(trace), op_stats(trace)

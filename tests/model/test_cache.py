@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 
 from tests.conftest import DATA
-from tui.model import load as load_module
-from tui.model import load_trace
-from tui.model.cache import ModelCache
+from tui.model.ingest import load as load_module
+from tui.model.ingest import load_trace
+from tui.model.ingest.cache import ModelCache
+from tui.model.ingest.chrome_json import args as args_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,10 +50,28 @@ def test_a_hit_needs_no_parsing(tmp_path, trace_file, monkeypatch):
     def no_parsing(*args, **kwargs):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(load_module, "decode_chunks", no_parsing)
+    monkeypatch.setattr(load_module, "importer_for", no_parsing)
     again = load_trace(trace_file, cache=cache)
     _same(first, again)
     assert again.args(0) == first.args(0)  # args still come from the file, on demand
+
+
+def test_a_hit_reopens_the_file_while_loading_not_on_the_first_lookup(
+    tmp_path, trace_file, monkeypatch
+):
+    gz = tmp_path / "t.json.gz"
+    gz.write_bytes(gzip.compress(trace_file.read_bytes()))
+    cache = ModelCache(tmp_path / "cache")
+    first = load_trace(gz, cache=cache)
+    again = load_trace(gz, cache=cache)  # a hit: the gzip file is decompressed again here
+
+    def no_reading(*args, **kwargs):
+        raise AssertionError("the file was read on a lookup")
+
+    monkeypatch.setattr(args_module, "read_source", no_reading)
+    assert [again.args(r) for r in range(len(again.slices))] == [
+        first.args(r) for r in range(len(first.slices))
+    ]
 
 
 def test_a_changed_file_is_a_miss(tmp_path, trace_file):
@@ -85,7 +104,7 @@ def test_the_cache_stays_under_its_bound(tmp_path):
 def test_concurrent_opens_share_one_good_entry(tmp_path, trace_file):
     env = {**os.environ, "TRACE_TUI_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
     code = (
-        "import sys; from tui.model import load_trace; from tui.model.cache import "
+        "import sys; from tui.model.ingest import load_trace; from tui.model.ingest.cache import "
         "ModelCache; t = load_trace(sys.argv[1], cache=ModelCache()); print(len(t.slices))"
     )
     procs = [

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DATA, SHARED, shared_traces
-from tui.model import TraceError, load_trace
+from tui.model.errors import TraceError
+from tui.model.ingest import load_trace
 
 BAD = DATA / "bad"
 EXPECTED = json.loads((BAD / "EXPECTED.json").read_text())

@@ -11,13 +11,13 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import DATA
-from tui.model import load_trace
-from tui.model.allocations import OUTSIDE_OPS, peaks
-from tui.model.details import counter_details, gap_details
-from tui.model.gaps import idle_gaps
-from tui.model.stats import op_stats
-from tui.model.syncs import sync_rows
-from tui.model.verdict import summarize
+from tui.model.analysis.gaps import idle_gaps
+from tui.model.analysis.memory import OUTSIDE_OPS, counter_series, peaks
+from tui.model.analysis.ops import op_stats
+from tui.model.analysis.summary import summarize
+from tui.model.analysis.syncs import sync_rows
+from tui.model.ingest import load_trace
+from tui.model.present.details import counter_details, gap_details
 
 US = 1000
 
@@ -28,7 +28,7 @@ def trace():
 
 
 def test_series_per_device_and_counters(trace):
-    series = {c.name: (c.ts.tolist(), c.values.tolist()) for c in trace.counters}
+    series = {c.name: (c.ts.tolist(), c.values.tolist()) for c in counter_series(trace)}
     assert series["cuda:0 allocated"] == ([15 * US, 45 * US], [1000.0, 0.0])
     assert series["cuda:0 reserved"][1] == [2048.0, 2048.0]
     assert series["cpu allocated"] == ([20 * US, 105 * US], [64.0, 0.0])
@@ -66,7 +66,7 @@ def test_sync_calls_are_found_and_shown_against_gaps(trace):
 
 
 def test_counter_details(trace):
-    index = next(i for i, c in enumerate(trace.counters) if c.name == "cuda:0 allocated")
+    index = next(i for i, c in enumerate(counter_series(trace)) if c.name == "cuda:0 allocated")
     details = dict(counter_details(trace, index, (0, 40 * US)))
     assert details["at the centre"].startswith("1000 B")
     assert details["highest in view"] == "1000 B"

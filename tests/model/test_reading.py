@@ -11,7 +11,9 @@ import threading
 import pytest
 
 from tests.conftest import DATA
-from tui.model import TraceError, decode, list_traces, load_trace
+from tui.model.errors import TraceError
+from tui.model.ingest import list_traces, load_trace
+from tui.model.ingest.chrome_json import chunks as decode
 
 
 def _events(n: int) -> list[dict]:
@@ -192,7 +194,7 @@ def test_a_file_that_shrinks_while_loading_stops_at_its_new_end(tmp_path, monkey
         calls.append(1)
         return full if len(calls) < 3 else full // 2  # another program truncates it
 
-    monkeypatch.setattr("tui.model.source.Source.safe_length", shrinking)
+    monkeypatch.setattr("tui.model.ingest.source.Source.safe_length", shrinking)
     trace = load_trace(p)
     assert 0 < len(trace.slices) < 100
     assert trace.format.truncated

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from tests.conftest import DATA
-from tui.model import load_trace
+from tui.model.analysis.memory import counter_series
+from tui.model.ingest import load_trace
 
 
 def _by_name(trace, lane_name):
@@ -114,7 +115,7 @@ def test_begin_end_instants_counters_and_async():
     assert inst.process[names.index("process instant")] == 0
     assert inst.process[names.index("global instant")] == -1
     assert not any(lane.tid in (98, 99) for lane in trace.lanes)
-    series = {c.name: c.values.tolist() for c in trace.counters}
+    series = {c.name: c.values.tolist() for c in counter_series(trace)}
     assert series == {"queue.depth": [1.0, 3.0], "queue.bytes": [100.0, 50.0]}
 
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED, shared_traces
-from tui.model import TraceError, load_trace
+from tui.model.errors import TraceError
+from tui.model.ingest import load_trace
 
 NOT_TRACES = {"not_a_trace_execution_trace_et.json.gz", "google_cloud_trace.json"}
 TRACES = shared_traces()
@@ -139,8 +140,8 @@ def _gpu_traces():
 
 @pytest.mark.parametrize("path", _gpu_traces(), ids=lambda p: str(p.relative_to(SHARED)))
 def test_gpu_time_is_attributed_and_adds_up(path):
-    from tui.model.stats import op_stats
-    from tui.model.verdict import summarize
+    from tui.model.analysis.ops import op_stats
+    from tui.model.analysis.summary import summarize
 
     events = _events(path)
     launched = {

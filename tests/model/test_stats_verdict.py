@@ -7,10 +7,13 @@ import json
 import pytest
 
 from tests.conftest import DATA
-from tui.model import load_trace
-from tui.model.kernels import kernel_stats
-from tui.model.stats import UNLAUNCHED, Scope, op_stats
-from tui.model.verdict import BUSY_HIGH, BUSY_LOW, judge, summarize
+from tui.model.analysis.kernels import kernel_stats
+from tui.model.analysis.ops import UNLAUNCHED, op_stats
+from tui.model.analysis.scope import Scope
+from tui.model.analysis.summary import summarize
+from tui.model.analysis.verdict import BUSY_HIGH, BUSY_LOW, judge
+from tui.model.ingest import load_trace
+from tui.model.present.tables import scope_report
 
 US = 1000
 
@@ -76,7 +79,7 @@ def test_summary_busy_is_the_union_of_gpu_work(att):
     e = summary.verdict.evidence
     assert summary.window == (0, 100 * US)
     assert e.gpu_busy_ns == 41 * US  # K3 overlaps K2 on another stream
-    assert summary.self_cuda_ns == 51 * US
+    assert scope_report(att).totals.self_cuda_ns == 51 * US
     assert e.launches == 4
     assert summary.median_launch_delay_ns == 5 * US  # 8, 5, 4, 4 and 10 us
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from tests.conftest import DATA
-from tui.model import load_trace
-from tui.model import navigate as nav
-from tui.model.details import gap_details, slice_details
-from tui.model.gaps import CAUSES, KERNEL_WAIT_NS, idle_gaps, largest_first
-from tui.model.kinds import KINDS, slice_kinds
-from tui.model.raster import RowSlices, layout, rasterise, slice_at
+from tui.model.analysis.gaps import CAUSES, KERNEL_WAIT_NS, idle_gaps, largest_first
+from tui.model.ingest import load_trace
+from tui.model.present import navigate as nav
+from tui.model.present.details import gap_details, slice_details
+from tui.model.present.kinds import KINDS, slice_kinds
+from tui.model.present.raster import RowSlices, layout, rasterise, slice_at
 from tui.model.timescale import format_duration, tick_step, ticks
 
 US = 1000

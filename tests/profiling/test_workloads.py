@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch", reason="torch is not installed (the profili
 
 from profiling.export import ProfilingError, profile_workload  # noqa: E402
 from profiling.registry import WORKLOADS  # noqa: E402
-from tui.model import load_trace  # noqa: E402
-from tui.model.stats import op_stats  # noqa: E402
+from tui.model.analysis.ops import op_stats  # noqa: E402
+from tui.model.ingest import load_trace  # noqa: E402
 
 TINY = {"matmul": 16, "linear": 16, "mlp": 16, "transformer": 32}
 EXPECTED_OPS = {
@@ -102,7 +102,7 @@ def test_cuda_trace_has_kernels_linked_to_launches(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
 def test_memory_columns_agree_with_key_averages_exactly(tmp_path, name):
-    from tui.model.allocations import peaks
+    from tui.model.analysis.memory import peaks
 
     result = profile_workload(
         name, tmp_path / "m.json", device="cpu", steps=1, size=TINY[name], profile_memory=True

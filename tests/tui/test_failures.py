@@ -7,7 +7,7 @@ import shutil
 
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
-from tui.model import navigate
+from tui.model.present import navigate
 from tui.widgets.error_screen import ErrorScreen
 from tui.widgets.timeline import Timeline
 

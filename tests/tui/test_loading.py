@@ -12,7 +12,7 @@ from tests.conftest import DATA
 from tui import app as app_module
 from tui import cli
 from tui.cli import make_app
-from tui.model import memory
+from tui.model.ingest import footprint as memory
 
 ROOT = Path(__file__).resolve().parents[2]
 

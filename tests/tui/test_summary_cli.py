@@ -19,7 +19,20 @@ def test_text_has_the_verdict_the_strip_and_the_table():
     assert "outer" in out and "\x1b" not in out
     lines = out.splitlines()
     header = next(line for line in lines if line.startswith("Name"))
-    assert "Self CUDA" in header and "# Calls" in header
+    # The same columns, in the same order, as the stats pane and key_averages().table().
+    assert re.split(r"\s{2,}", header.strip()) == [
+        "Name",
+        "Self CPU %",
+        "Self CPU",
+        "CPU total %",
+        "CPU total",
+        "CPU time avg",
+        "Self CUDA",
+        "Self CUDA %",
+        "CUDA total",
+        "CUDA time avg",
+        "# of Calls",
+    ]
 
 
 def test_markdown_is_ready_to_paste():

@@ -1,19 +1,12 @@
-"""The trace as data: loading, lanes, nesting, links. Knows nothing of the terminal."""
+"""The trace as data, in four layers; nothing here knows of the terminal.
 
-from . import decode
-from .errors import TraceError
-from .load import load_trace
-from .source import list_traces
-from .trace import Lane, Links, Process, Slices, Trace
+- the core (this folder's modules): the `Trace` type, errors, patterns, text, time scale and
+  interval queries;
+- `ingest`: reading files into a `Trace` (sources, cache, the intermediate, one sub-package per
+  input format);
+- `analysis`: what the numbers are (attribution, ops, kernels, gaps, memory, steps, verdict);
+- `present`: what is shown (rasterised rows, navigation, details, the table spec, reports).
 
-__all__ = [
-    "Lane",
-    "Links",
-    "Process",
-    "Slices",
-    "Trace",
-    "TraceError",
-    "decode",
-    "list_traces",
-    "load_trace",
-]
+The core imports none of the three; ingest and analysis never import each other or present
+(contracts in pyproject.toml).
+"""

@@ -5,18 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar, cast
+from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
-from .decode import decode_args, raw_args
-from .source import Source, read_source
-
 T = TypeVar("T")
 I64 = npt.NDArray[np.int64]
-ARGS_GONE = "(the file changed after loading: its args cannot be read)"
-ARGS_UNREADABLE = "(args too deeply nested or malformed to show)"
 I32 = npt.NDArray[np.int32]
 I16 = npt.NDArray[np.int16]
 F64 = npt.NDArray[np.float64]
@@ -125,13 +120,28 @@ class CounterSeries:
     values: F64
 
 
-@dataclass(frozen=True)
-class ChunkTable:
-    """Byte ranges of the decoded chunks, to find one event's args again."""
+class ArgsReader(Protocol):
+    """Finds one event's args again, decoded when they are shown (the importer owns it).
 
-    start: I64
-    end: I64
-    first: I64
+    The model cache keeps `arrays()` under the reader's `name`; the importer of that name makes
+    the reader again from them.
+    """
+
+    name: ClassVar[str]
+
+    def args(self, event: int) -> Any:
+        """The decoded args of event `event` (its index in the file), None when it has none."""
+        ...
+
+    def arrays(self) -> dict[str, I64]:
+        """What the model cache keeps of this reader."""
+        ...
+
+    def open(self) -> None:
+        """Make lookups ready (open the file again after a cache hit); called off the UI."""
+        ...
+
+    def nbytes(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -146,7 +156,10 @@ class Format:
 
 @dataclass
 class Trace:
-    """A loaded trace. Times are int64 ns relative to `origin_us` (the earliest timestamp)."""
+    """A loaded trace. Times are int64 ns relative to `origin_us` (the earliest timestamp).
+
+    `counters` are the file's own counter series (allocator series are derived from `memory`).
+    """
 
     path: str
     format: Format
@@ -169,8 +182,7 @@ class Trace:
     events_by_phase: Counter[str]
     skipped: Counter[str]
     adjusted: Counter[str]
-    _source: Source | None = field(repr=False)  # None when loaded from the cache: reopened
-    _chunks: ChunkTable = field(repr=False)
+    args_reader: ArgsReader = field(repr=False)
     # Derived data computed once on first use (op tree, GPU attribution, gaps), by name.
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -198,21 +210,7 @@ class Trace:
 
     def args_of_event(self, event: int) -> Any:
         """The decoded args of event `event` (decoded now, not at load)."""
-        c = int(np.searchsorted(self._chunks.first, event, side="right")) - 1
-        if c < 0:
-            return None
-        if self._source is None:
-            self._source = read_source(self.path)
-        start, end = int(self._chunks.start[c]), int(self._chunks.end[c])
-        if end > self._source.safe_length():
-            return ARGS_GONE
-        raw = raw_args(self._source.data, start, end, event - int(self._chunks.first[c]))
-        if raw is None:
-            return None
-        try:
-            return decode_args(raw)
-        except (ValueError, RecursionError):
-            return ARGS_UNREADABLE
+        return self.args_reader.args(event)
 
     def args(self, row: int) -> Any:
         """The args of slice `row`."""

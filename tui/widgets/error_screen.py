@@ -57,9 +57,11 @@ def guarded(method: F) -> F:
         try:
             return method(self, *args, **kwargs)
         except Exception as error:  # shown to the user, with its traceback, not swallowed
-            self.app.push_screen(
-                ErrorScreen(f"{type(error).__name__}: {error}", traceback.format_exc())
-            )
+            message = f"{type(error).__name__}: {error}"
+            shown = getattr(self.app, "shown_errors", None)
+            if isinstance(shown, list):  # kept, so that tests fail on any error shown
+                shown.append(message)
+            self.app.push_screen(ErrorScreen(message, traceback.format_exc()))
             return None
 
     return wrapper  # type: ignore[return-value]

@@ -10,7 +10,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 
-from tui.model.raster import Cells
+from tui.model.present.raster import Cells
 
 # Busy fraction -> glyph for cells where several slices meet (density, never blank).
 _DENSITY = ((0.05, "·"), (0.35, "░"), (0.7, "▒"), (1.01, "▓"))

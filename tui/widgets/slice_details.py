@@ -5,10 +5,10 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.model import Trace
-from tui.model.details import counter_details, gap_details, slice_details
-from tui.model.gaps import Gaps
+from tui.model.analysis.gaps import Gaps
+from tui.model.present.details import counter_details, gap_details, slice_details
 from tui.model.text import shown
+from tui.model.trace import Trace
 
 HINT = "Select a slice (arrows, click) or an idle gap (g) to see its details."
 

@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.model import Trace
-from tui.model.kernels import KernelStat, kernel_stats
-from tui.model.report import summary_lines
-from tui.model.stats import OpStat, Scope, op_stats
+from tui.model.analysis.scope import SCOPE_NAMES, Scope, scope_named
+from tui.model.present.report import summary_lines
+from tui.model.present.tables import ScopeReport, scope_report
 from tui.model.text import printable
-from tui.model.timescale import format_bytes, format_duration
-from tui.model.verdict import summarize
-from tui.widgets.stats_table import Column, StatsTable
-
-SCOPES = ("trace", "view", "step", "subtree")
-
-
-def _pct(part: float, whole: float) -> str:
-    return f"{part / whole:.2%}" if whole else "-"
-
+from tui.model.timescale import format_duration
+from tui.model.trace import Trace
+from tui.widgets.error_screen import guarded
+from tui.widgets.stats_table import StatsTable
 
 NAME_CELLS = 48
 
@@ -30,56 +26,6 @@ NAME_CELLS = 48
 def _name(text: str) -> str:
     """Kernel names run to hundreds of characters: the table shows the start of them."""
     return text if len(text) <= NAME_CELLS else text[: NAME_CELLS - 1] + "…"
-
-
-def memory_columns() -> list[Column]:
-    """key_averages()'s memory columns: bytes allocated less freed, self and with children."""
-    b = format_bytes
-    return [
-        Column("CPU Mem", lambda r: b(r.cpu_mem), lambda r: r.cpu_mem),
-        Column("Self CPU Mem", lambda r: b(r.self_cpu_mem), lambda r: r.self_cpu_mem),
-        Column("CUDA Mem", lambda r: b(r.cuda_mem), lambda r: r.cuda_mem),
-        Column("Self CUDA Mem", lambda r: b(r.self_cuda_mem), lambda r: r.self_cuda_mem),
-    ]
-
-
-def op_columns(cpu: int, cuda: int) -> list[Column]:
-    d = format_duration
-    return [
-        Column("Name", lambda r: _name(r.name), lambda r: r.name, numeric=False),
-        Column("Self CPU", lambda r: d(r.self_cpu_ns), lambda r: r.self_cpu_ns),
-        Column("Self CPU %", lambda r: _pct(r.self_cpu_ns, cpu), lambda r: r.self_cpu_ns),
-        Column("CPU total", lambda r: d(r.cpu_total_ns), lambda r: r.cpu_total_ns),
-        Column("CPU avg", lambda r: d(r.cpu_avg_ns), lambda r: r.cpu_avg_ns),
-        Column("Self CUDA", lambda r: d(r.self_cuda_ns), lambda r: r.self_cuda_ns),
-        Column("Self CUDA %", lambda r: _pct(r.self_cuda_ns, cuda), lambda r: r.self_cuda_ns),
-        Column("CUDA total", lambda r: d(r.cuda_total_ns), lambda r: r.cuda_total_ns),
-        Column("CUDA avg", lambda r: d(r.cuda_avg_ns), lambda r: r.cuda_avg_ns),
-        Column("Calls", lambda r: f"{r.calls:,}", lambda r: r.calls),
-    ]
-
-
-def kernel_columns() -> list[Column]:
-    d = format_duration
-    geometry = ("grid", "block", "registers", "shared mem", "occupancy %")
-    return [
-        Column("Name", lambda r: _name(r.name), lambda r: r.name, numeric=False),
-        Column("Total", lambda r: d(r.total_ns), lambda r: r.total_ns),
-        Column("GPU %", lambda r: f"{r.share:.1%}", lambda r: r.share),
-        Column("Calls", lambda r: f"{r.calls:,}", lambda r: r.calls),
-        Column("Avg", lambda r: d(r.avg_ns), lambda r: r.avg_ns),
-        Column("Min", lambda r: d(r.min_ns), lambda r: r.min_ns),
-        Column("Max", lambda r: d(r.max_ns), lambda r: r.max_ns),
-        *(
-            Column(
-                g.capitalize(),
-                lambda r, g=g: r.geometry.get(g, ""),
-                lambda r, g=g: r.geometry.get(g, ""),
-                numeric=False,
-            )
-            for g in geometry
-        ),
-    ]
 
 
 class StatsPane(Vertical):
@@ -91,6 +37,10 @@ class StatsPane(Vertical):
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > StatsTable { height: 1fr; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "toggle_kernels", "Ops/kernels"),
+        Binding("v", "next_scope", "Stats scope"),
+    ]
 
     class RowChosen(Message):
         """Posted when a row is highlighted (jump=False) or selected with enter (jump=True)."""
@@ -99,12 +49,15 @@ class StatsPane(Vertical):
             super().__init__()
             self.name, self.kernels, self.jump = name, kernels, jump
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, window: tuple[int, int], selected: int = -1) -> None:
         super().__init__()
         self.trace = trace
         self.kernels = False
         self.scope_name = "trace"
+        self.scope_label = "trace"
         self.scope = Scope()
+        self.window, self.selected = window, selected  # the timeline's, for `v`
+        self.report: ScopeReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
@@ -114,24 +67,32 @@ class StatsPane(Vertical):
     def on_mount(self) -> None:
         self.rebuild()
 
-    def set_scope(self, name: str, scope: Scope) -> None:
-        self.scope_name, self.scope = name, scope
-        self.rebuild()
+    def follow(self, window: tuple[int, int], selected: int) -> None:
+        """The timeline's view and selection, which the next scope is taken from."""
+        self.window, self.selected = window, selected
 
-    def toggle_kernels(self) -> None:
+    @guarded
+    def action_toggle_kernels(self) -> None:
         self.kernels = not self.kernels
         self.rebuild()
 
+    @guarded
+    def action_next_scope(self) -> None:
+        name = SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)]
+        picked = scope_named(self.trace, name, self.window, self.selected)
+        self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
+        self.rebuild()
+
     def rebuild(self) -> None:
-        window = None
-        if self.scope.t0 is not None and self.scope.t1 is not None:
-            window = (self.scope.t0, self.scope.t1)
-        summary = summarize(self.trace, window)
-        pairs = dict(summary_lines(summary))
+        table = self.query_one(StatsTable)
+        self.report = report = scope_report(self.trace, self.scope, self.kernels)
+        summary = report.summary
+        pairs = dict(summary_lines(summary, report.totals))
         lines = Text(summary.verdict.label.upper(), style="bold reverse")
         lines.append(f"  {printable(pairs['Why'])}\n")
         lines.append(
-            f"{'Kernels' if self.kernels else 'Ops'}, scope {self.scope_name} ", style="bold"
+            f"{'Kernels' if self.kernels else 'Ops'}, scope {printable(self.scope_label)} ",
+            style="bold",
         )
         lines.append("(x ops/kernels, v scope, 1-9 or a header click sorts, enter: longest)\n")
         lines.append("   ".join(f"{label}: {printable(pairs[label])}" for label in list(pairs)[2:]))
@@ -145,18 +106,7 @@ class StatsPane(Vertical):
                 )
             )
         self.query_one("#strip", Static).update(lines)
-        table = self.query_one(StatsTable)
-        if self.kernels:
-            rows: list[OpStat] | list[KernelStat] = kernel_stats(self.trace, self.scope)
-            table.show(kernel_columns(), list(rows), sort_column=1)
-        else:
-            ops = op_stats(self.trace, self.scope)
-            cpu = sum(o.self_cpu_ns for o in ops)
-            cuda = sum(o.self_cuda_ns for o in ops)
-            columns = op_columns(cpu, cuda)
-            if len(self.trace.memory):
-                columns += memory_columns()
-            table.show(columns, list(ops), sort_column=3)
+        table.show(report, _name)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -170,5 +120,5 @@ class StatsPane(Vertical):
 
     def _chosen(self, jump: bool) -> None:
         row = self.query_one(StatsTable).row_at_cursor()
-        if isinstance(row, OpStat | KernelStat):
+        if row is not None:
             self.post_message(self.RowChosen(row.name, self.kernels, jump))

@@ -1,31 +1,23 @@
-"""StatsTable: op or kernel rows, showing formatted text but sorting on the raw numbers."""
+"""StatsTable: a table of the spec (present/tables.py), showing text but sorting on raw values."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
+from tui.model.present.tables import Column, Row, ScopeReport
 from tui.model.text import printable
 
 
-@dataclass(frozen=True)
-class Column:
-    """A column: its header, and how to get the text and the sort value from a row."""
-
-    header: str
-    text: Callable[[Any], str]
-    value: Callable[[Any], Any]
-    numeric: bool = True
-
-
 class StatsTable(DataTable[Text]):
-    """Rows sorted on raw values; the cursor stays on its row across re-sorts and filters."""
+    """Rows sorted on raw values by the spec's sort keys (the same keys as `summary --sort`);
+    the cursor stays on its row across re-sorts and filters."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(str(n), f"sort_by({n - 1})", f"Sort by column {n}", show=False)
@@ -34,18 +26,25 @@ class StatsTable(DataTable[Text]):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, id=id)
-        self.columns_spec: list[Column] = []
-        self.rows_data: list[object] = []
-        self.sort_column = 0
-        self.sort_reverse = False
+        self.report: ScopeReport | None = None
+        self.name_cell: Callable[[str], str] = str
+        self.table_name = ""
+        self.sort_key = ""
+        self.descending = True
         self.filter_text = ""
-        self._shown: list[object] = []
+        self._shown: list[Row] = []
 
-    def show(self, columns: list[Column], rows: list[object], sort_column: int) -> None:
-        """New columns and rows (a new table kind or scope)."""
-        if [c.header for c in columns] != [c.header for c in self.columns_spec]:
-            self.sort_column, self.sort_reverse = sort_column, columns[sort_column].numeric
-        self.columns_spec, self.rows_data = columns, rows
+    @property
+    def columns_spec(self) -> list[Column]:
+        return self.report.columns if self.report is not None else []
+
+    def show(self, report: ScopeReport, name_cell: Callable[[str], str] = str) -> None:
+        """New rows (a new scope or table kind); a new kind starts from its default sort."""
+        if report.table.name != self.table_name:
+            self.table_name = report.table.name
+            self.sort_key = report.sort
+            self.descending = report.table.column(report.sort).numeric
+        self.report, self.name_cell = report, name_cell
         self._fill()
 
     def set_filter(self, text: str) -> None:
@@ -53,47 +52,56 @@ class StatsTable(DataTable[Text]):
         self._fill()
 
     def action_sort_by(self, column: int) -> None:
-        if column >= len(self.columns_spec):
+        columns = self.columns_spec
+        if column >= len(columns):
             return
-        if column == self.sort_column:
-            self.sort_reverse = not self.sort_reverse
+        key = columns[column].key
+        if key == self.sort_key:
+            self.descending = not self.descending
         else:
-            self.sort_column = column
-            self.sort_reverse = self.columns_spec[column].numeric  # time columns: largest first
+            self.sort_key = key
+            self.descending = columns[column].numeric  # times and counts: largest first
         self._fill()
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
         self.action_sort_by(event.column_index)
 
-    def visible_rows(self) -> list[object]:
+    def visible_rows(self) -> list[Row]:
         """The rows shown, in order (after the filter and the sort)."""
-        if not self.columns_spec:
+        if self.report is None:
             return []
-        name = self.columns_spec[0].value
         rows = [
             r
-            for r in self.rows_data
-            if not self.filter_text or self.filter_text in str(name(r)).casefold()
+            for r in self.report.rows
+            if not self.filter_text or self.filter_text in r.name.casefold()
         ]
-        rows.sort(key=self.columns_spec[self.sort_column].value, reverse=self.sort_reverse)
+        column = self.report.table.column(self.sort_key)
+        rows.sort(key=column.value, reverse=self.descending)
         return rows
 
     def _fill(self) -> None:
         keep = None
         if self.row_count and 0 <= self.cursor_row < self.row_count:
-            keep = self.coordinate_to_cell_key((self.cursor_row, 0)).row_key.value
+            keep = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
         self.clear(columns=True)
+        if self.report is None:
+            return
+        totals = self.report.totals
         for i, column in enumerate(self.columns_spec):
-            mark = (" ▼" if self.sort_reverse else " ▲") if i == self.sort_column else ""
-            self.add_column(Text(column.header + mark), key=column.header)
+            sorted_here = column.key == self.sort_key and column.share_of is None
+            mark = (" ▼" if self.descending else " ▲") if sorted_here else ""
+            self.add_column(Text(column.header + mark), key=str(i))
         self._shown = self.visible_rows()
-        for i, row in enumerate(self._shown):
+        for row in self._shown:
             cells = [
-                Text(printable(c.text(row)), justify="right" if c.numeric else "left")
+                Text(
+                    printable(self.name_cell(row.name) if c.key == "name" else c.text(row, totals)),
+                    justify="right" if c.numeric else "left",
+                )
                 for c in self.columns_spec
             ]
-            self.add_row(*cells, key=self._key(row, i))
+            self.add_row(*cells, key=row.name)
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
@@ -101,9 +109,6 @@ class StatsTable(DataTable[Text]):
                 self.move_cursor(row=0)
         self.refresh()
 
-    def _key(self, row: object, i: int) -> str:
-        return str(self.columns_spec[0].value(row)) if self.columns_spec else str(i)
-
-    def row_at_cursor(self) -> object | None:
+    def row_at_cursor(self) -> Row | None:
         shown = self._shown
         return shown[self.cursor_row] if 0 <= self.cursor_row < len(shown) else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import ClassVar
 
 import numpy as np
@@ -15,20 +16,29 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.model import Trace
-from tui.model import navigate as nav
-from tui.model.allocations import peaks
-from tui.model.gaps import Gaps, idle_gaps, largest_first
-from tui.model.kinds import KINDS, slice_kinds
-from tui.model.raster import Row, RowIndex, layout, rasterise, slice_at, sparkline
+from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
+from tui.model.analysis.memory import counter_series, peaks
+from tui.model.present import navigate as nav
+from tui.model.present.kinds import KINDS, slice_kinds
+from tui.model.present.raster import (
+    Row,
+    RowIndex,
+    gap_cells,
+    layout,
+    rasterise,
+    slice_at,
+    sparkline,
+)
 from tui.model.text import printable, shown
 from tui.model.timescale import format_bytes
+from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.row_paint import Palette, paint_cells
 
 ZOOM_STEP = 0.5
 LABEL_LIMIT = 300  # a bar never needs more of a name than a terminal is wide
 PAN_STEP = 0.25
+CACHED_SCREENS = 4  # strips kept: this many screens' worth, least recently drawn dropped first
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -90,18 +100,25 @@ class Timeline(ScrollView, can_focus=True):
     ]
 
     class SelectionChanged(Message):
-        """Posted when the selected slice or idle gap changes."""
+        """Posted when the selected slice, idle gap or counter row changes.
 
-        def __init__(self, timeline: Timeline) -> None:
+        Attributes:
+            slice: the selected slice row, or -1.
+            gap: the selected idle gap (into idle_gaps(trace)), or -1.
+            counter: the counter under the cursor (into counter_series(trace)), or -1.
+            window: the view's time window (ns).
+        """
+
+        def __init__(self, slice: int, gap: int, counter: int, window: tuple[int, int]) -> None:
             super().__init__()
-            self.timeline = timeline
+            self.slice, self.gap, self.counter, self.window = slice, gap, counter, window
 
     class WindowChanged(Message):
         """Posted when the visible time window (or the gutter) changes."""
 
-        def __init__(self, timeline: Timeline) -> None:
+        def __init__(self, window: tuple[int, int], gutter: int) -> None:
             super().__init__()
-            self.timeline = timeline
+            self.window, self.gutter = window, gutter
 
     def __init__(self, trace: Trace, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -109,6 +126,7 @@ class Timeline(ScrollView, can_focus=True):
         self.index = RowIndex(trace)
         self.kinds = slice_kinds(trace)
         self.labels = [shown(n, LABEL_LIMIT) for n in trace.names]
+        self.counters = counter_series(trace)
         self.gaps: Gaps = idle_gaps(trace)
         self.gap_order = largest_first(self.gaps)
         self._gap_step = -1
@@ -121,7 +139,7 @@ class Timeline(ScrollView, can_focus=True):
         self.cursor = 0  # display row
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
-        self._strips: dict[tuple[int, int, int, bool], Strip] = {}
+        self._strips: OrderedDict[tuple[int, int, int, bool], Strip] = OrderedDict()
         self._palette_now: Palette | None = None
         self._work_rows: dict[tuple[int, int], bool] = {}
         self._work_kinds = [KINDS.index(k) for k in ("kernel", "memcpy", "memset", "comm")]
@@ -154,9 +172,17 @@ class Timeline(ScrollView, can_focus=True):
         self._palette_now = None  # styles are looked up once per repaint, not once per row
         self.refresh()
 
+    def notify_style_update(self) -> None:
+        """A theme or CSS change: strips painted with the old styles must not be reused."""
+        super().notify_style_update()
+        self._invalidate()
+
     def on_resize(self, event: events.Resize) -> None:
         self._invalidate()
-        self.post_message(self.WindowChanged(self))
+        self._window_changed()
+
+    def _window_changed(self) -> None:
+        self.post_message(self.WindowChanged(self.window, self.gutter_width))
 
     # --- drawing --------------------------------------------------------------------------
 
@@ -172,13 +198,17 @@ class Timeline(ScrollView, can_focus=True):
             mark = -2 - gap
         key = (index, width, mark, index == self.cursor)
         strip = self._strips.get(key)
-        if strip is None:
-            try:
-                strip = self._paint(row, index == self.cursor)
-            except Exception as error:  # drawn in the row itself: the rest still works
-                text = f" cannot draw this row: {type(error).__name__}: {error}"
-                strip = Strip([Segment(set_cell_size(printable(text), width), self.rich_style)])
-            self._strips[key] = strip
+        if strip is not None:
+            self._strips.move_to_end(key)
+            return strip
+        try:
+            strip = self._paint(row, index == self.cursor)
+        except Exception as error:  # drawn in the row itself: the rest still works
+            text = f" cannot draw this row: {type(error).__name__}: {error}"
+            strip = Strip([Segment(set_cell_size(printable(text), width), self.rich_style)])
+        self._strips[key] = strip
+        while len(self._strips) > CACHED_SCREENS * max(self.size.height, 1):
+            self._strips.popitem(last=False)
         return strip
 
     def _row_holds(self, row: Row, slice_row: int) -> bool:
@@ -199,7 +229,7 @@ class Timeline(ScrollView, can_focus=True):
         )
         segments = [Segment(set_cell_size(self._label(row), gutter), label_style)]
         if row.counter >= 0:
-            series = self.trace.counters[row.counter]
+            series = self.counters[row.counter]
             spark, _ = sparkline(series.ts, series.values, *self.window, self.cells_width)
             style = base + self.get_component_rich_style("timeline--counter")
             segments.append(Segment(spark, style))
@@ -209,7 +239,11 @@ class Timeline(ScrollView, can_focus=True):
             return Strip(segments, self.size.width)
         t0, t1 = self.window
         cells = rasterise(self.index.get(row.lane, row.depth), t0, t1, self.cells_width)
-        gap_cells = self._gap_cells(row.lane) if self._holds_work(row) else None
+        gaps = (
+            gap_cells(self.gaps, row.lane, t0, t1, self.cells_width)
+            if self._holds_work(row)
+            else None
+        )
         segments += paint_cells(
             cells,
             self.kinds,
@@ -218,14 +252,14 @@ class Timeline(ScrollView, can_focus=True):
             self._palette_now or self._palette(),
             self.selected,
             self._match_mask,
-            gap_cells,
+            gaps,
             self.selected_gap,
         )
         return Strip(segments, self.size.width)
 
     def _label(self, row: Row) -> str:
         if row.counter >= 0:
-            return f"   {printable(self.trace.counters[row.counter].name)}"
+            return f"   {printable(self.counters[row.counter].name)}"
         if row.lane < 0:
             return printable(self.trace.processes[row.process].name)
         if row.depth > 0:
@@ -256,28 +290,13 @@ class Timeline(ScrollView, can_focus=True):
             found = self._work_rows[key] = bool(np.isin(kinds, self._work_kinds).any())
         return found
 
-    def _gap_cells(self, lane: int) -> npt.NDArray[np.int64] | None:
-        """Per cell, the idle gap of this lane under its middle (-1 for none)."""
-        lo, hi = np.searchsorted(self.gaps.lane, [lane, lane + 1])
-        if lo == hi:
-            return None
-        mine = np.arange(lo, hi)
-        t0, t1 = self.window
-        width = self.cells_width
-        middle = t0 + ((np.arange(width) + 0.5) * ((t1 - t0) / width)).astype(np.int64)
-        starts, ends = self.gaps.start[mine], self.gaps.end[mine]
-        k = np.searchsorted(starts, middle, side="right") - 1
-        kc = np.maximum(k, 0)
-        inside = (k >= 0) & (ends[kc] > middle)
-        return np.where(inside, mine[kc], -1)
-
     # --- state changes --------------------------------------------------------------------
 
     def set_window(self, window: tuple[int, int]) -> None:
         if window != self.window:
             self.window = window
             self._invalidate()
-            self.post_message(self.WindowChanged(self))
+            self._window_changed()
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
@@ -311,11 +330,13 @@ class Timeline(ScrollView, can_focus=True):
     def _after_selection(self) -> None:
         # Only the rows holding the old and new selection (or cursor) change: the strip cache
         # is keyed on those, so everything else is a cache hit.
-        if len(self._strips) > 4 * max(self.size.height, 1):
-            self._strips.clear()
         self.refresh()
         self.scroll_to_region_row(self.cursor)
-        self.post_message(self.SelectionChanged(self))
+        row = self.rows[self.cursor] if self.rows else None
+        counter = row.counter if row is not None else -1
+        self.post_message(
+            self.SelectionChanged(self.selected, self.selected_gap, counter, self.window)
+        )
 
     def scroll_to_region_row(self, row: int) -> None:
         top = int(self.scroll_offset.y)
@@ -338,10 +359,9 @@ class Timeline(ScrollView, can_focus=True):
         """Highlight slices whose name contains `text`; select the first match from the view's
         start. Returns the number of matches."""
         self.set_matches(nav.search(self.trace, text))
-        if len(self.matches):
-            starts = self.trace.slices.start[self.matches]
-            k = int(np.searchsorted(starts, self.window[0]))
-            self.select(int(self.matches[k % len(self.matches)]))
+        first = nav.first_match_from(self.trace, self.matches, self.window[0])
+        if first >= 0:
+            self.select(first)
         return len(self.matches)
 
     def set_matches(self, rows: npt.NDArray[np.int64]) -> None:
@@ -394,12 +414,8 @@ class Timeline(ScrollView, can_focus=True):
 
     @guarded
     def action_move_row(self, delta: int) -> None:
-        target = self.cursor
-        while 0 <= target + delta < len(self.rows):
-            target += delta
-            if self.rows[target].lane >= 0 or self.rows[target].counter >= 0:
-                break
-        else:
+        target = nav.row_move(self.rows, self.cursor, delta)
+        if target is None:
             return
         row = self.rows[target]
         if row.counter >= 0:  # the details show the counter's value at the view's centre
@@ -408,11 +424,7 @@ class Timeline(ScrollView, can_focus=True):
             self._after_selection()
             return
         t0, t1 = self.window
-        s = self.trace.slices
-        if self.selected >= 0:
-            t = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
-        else:
-            t = (t0 + t1) // 2
+        t = nav.focus_time(self.trace, self.selected, self.window)
         found = slice_at(self.index.get(row.lane, row.depth), t, tolerance=t1 - t0)
         if found >= 0:
             self.select(found)
@@ -426,19 +438,9 @@ class Timeline(ScrollView, can_focus=True):
         row = self.rows[self.cursor]
         if row.lane < 0:
             return
-        rs = self.index.get(row.lane, row.depth)
-        if len(rs.rows) == 0:
-            return
-        if self._row_holds(row, self.selected):
-            k = int(np.searchsorted(rs.rows, self.selected)) + delta
-        else:
-            k = (
-                int(np.searchsorted(rs.start, self.window[0]))
-                if delta > 0
-                else (int(np.searchsorted(rs.start, self.window[1])) - 1)
-            )
-        if 0 <= k < len(rs.rows):
-            self.select(int(rs.rows[k]))
+        found = nav.sibling(self.index.get(row.lane, row.depth), self.selected, delta, self.window)
+        if found >= 0:
+            self.select(found)
 
     @guarded
     def action_child(self) -> None:
@@ -462,15 +464,9 @@ class Timeline(ScrollView, can_focus=True):
 
     @guarded
     def action_match(self, delta: int) -> None:
-        if len(self.matches) == 0:
-            return
-        where = np.flatnonzero(self.matches == self.selected)
-        if len(where):
-            k = int(where[0]) + delta
-        else:
-            starts = self.trace.slices.start[self.matches]
-            k = int(np.searchsorted(starts, self.window[0])) - (1 if delta < 0 else 0)
-        self.select(int(self.matches[k % len(self.matches)]))
+        found = nav.next_match(self.trace, self.matches, self.selected, delta, self.window[0])
+        if found >= 0:
+            self.select(found)
 
     @guarded
     def action_next_gap(self) -> None:

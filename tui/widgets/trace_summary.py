@@ -5,9 +5,9 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from tui.model import Trace
 from tui.model.text import printable
 from tui.model.timescale import format_duration
+from tui.model.trace import Trace
 
 
 class TraceSummary(Static):

@@ -1,4 +1,4 @@
-"""Sorting decoded events by phase into numpy columns: the one pass over every event.
+"""Sorting decoded Chrome events by phase into the intermediate: the one pass over every event.
 
 Complete slices (`X`) and flow events are most of any real trace, so they are taken a whole chunk
 at a time with list comprehensions and numpy; the rarer phases go through a per-event loop.
@@ -6,151 +6,27 @@ at a time with list comprehensions and numpy; the rarer phases go through a per-
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .decode import Chunk, Event, chunk_args, decode_args
-from .lanes import ASYNC_TID
-from .source import Buffer
+from ..columns import Rows, lane_ident
+from ..intermediate import FLOW_DST, FLOW_SRC, OUT_OF_RANGE, TS_LIMIT_US, Collected
+from ..lanes import ASYNC_TID
+from ..source import Buffer
+from .args import chunk_args, decode_args
+from .events import Chunk, Event
 
-# Flow endpoint roles (bit flags); a `t` step ends one hop and starts the next.
-FLOW_SRC, FLOW_DST = 1, 2
 _FLOW_ROLES = {"s": FLOW_SRC, "f": FLOW_DST, "t": FLOW_SRC | FLOW_DST}
 _SCOPES = {"g": 0, "p": 1, "t": 2}
 THREAD_SCOPE = 2
 _ID_BITS = 40
-# Times are kept as int64 nanoseconds: timestamps further than this from zero (about 146 years
-# in microseconds) cannot be, and are skipped as such.
-TS_LIMIT_US = 4.6e15
-OUT_OF_RANGE = "ts or dur beyond 146 years"
 MEMORY_EVENT = "[memory]"
-_MEMORY_ARGS = ("Bytes", "Total Allocated", "Total Reserved", "Device Type", "Device Id")
-
-
-def lane_ident(v: int | str) -> int | str:
-    """pid/tid as the model keys them: "1234" and 1234 are one thread (2021 Kineto mixes them)."""
-    if type(v) is str and v.isdigit():
-        return int(v)
-    return v
-
-
-@dataclass
-class Interner:
-    """Values to dense ids, so columns hold int32 and each distinct string is stored once."""
-
-    ids: dict[Any, int] = field(default_factory=dict)
-    values: list[Any] = field(default_factory=list)
-
-    def __call__(self, value: Any) -> int:
-        i = self.ids.get(value)
-        if i is None:
-            i = self.ids[value] = len(self.values)
-            self.values.append(value)
-        return i
-
-    def many(self, values: list[Any]) -> npt.NDArray[np.int64]:
-        """Ids of many values at once (the dict lookups run in C when all are known)."""
-        ids: list[int | None] = list(map(self.ids.get, values))
-        if None in ids:
-            for k, i in enumerate(ids):
-                if i is None:
-                    ids[k] = self(values[k])
-        return np.asarray(ids, np.int64)
-
-
-class LaneInterner(Interner):
-    """(pid, tid) keys; a string "1234" and the number 1234 name the same lane."""
-
-    def __call__(self, value: Any) -> int:
-        i = self.ids.get(value)
-        if i is None:
-            pid, tid = value
-            key = (lane_ident(pid), lane_ident(tid))
-            i = self.ids.get(key)
-            if i is None:
-                i = self.ids[key] = len(self.values)
-                self.values.append(key)
-            self.ids[value] = i
-        return i
-
-
-@dataclass
-class Columns:
-    """Named columns, grown one chunk at a time as numpy arrays."""
-
-    parts: dict[str, list[npt.NDArray[Any]]] = field(default_factory=dict)
-
-    def add(self, **columns: npt.ArrayLike) -> None:
-        for name, values in columns.items():
-            self.parts.setdefault(name, []).append(np.asarray(values))
-
-    def get(self, name: str, dtype: npt.DTypeLike) -> npt.NDArray[Any]:
-        """The whole column; its chunk parts are merged once and then freed."""
-        parts = self.parts.get(name)
-        if not parts:
-            return np.zeros(0, dtype)
-        if len(parts) > 1:
-            parts[:] = [np.concatenate(parts)]
-        return parts[0].astype(dtype, copy=False)
-
-    def __len__(self) -> int:
-        first = next(iter(self.parts.values()), [])
-        return sum(len(p) for p in first)
-
-
-@dataclass
-class Rows:
-    """Rows of one chunk's rarer events, added to their Columns in one go."""
-
-    columns: Columns
-    values: dict[str, list[Any]] = field(default_factory=dict)
-
-    def append(self, **row: Any) -> None:
-        for name, value in row.items():
-            self.values.setdefault(name, []).append(value)
-
-    def flush(self) -> None:
-        if self.values:
-            self.columns.add(**self.values)
-
-
-@dataclass
-class Collected:
-    """Everything one pass over the events gathers, before any sorting."""
-
-    names: Interner = field(default_factory=Interner)
-    cats: Interner = field(default_factory=Interner)
-    lanes: LaneInterner = field(default_factory=LaneInterner)
-    flow_keys: Interner = field(default_factory=Interner)
-    # X: lane ts dur name cat event corr; B/E: lane ts name cat event begin
-    slices: Columns = field(default_factory=Columns)
-    begin_end: Columns = field(default_factory=Columns)
-    # instants: lane (-1 unless thread-scoped) ts name cat event scope, and their pids
-    instants: Columns = field(default_factory=Columns)
-    instant_pids: list[Any] = field(default_factory=list)
-    # flows s/t/f: lane ts key role cat event enclosing; v2 bind ids: X row key role
-    flows: Columns = field(default_factory=Columns)
-    binds: Columns = field(default_factory=Columns)
-    # async b/e/S/F: lane ts key name cat event begin
-    asyncs: Columns = field(default_factory=Columns)
-    # [memory] instants: lane ts bytes allocated reserved device_type device_id
-    memory: Columns = field(default_factory=Columns)
-    counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
-    process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
-    thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
-    by_phase: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)
-    adjusted: Counter[str] = field(default_factory=Counter)
-    chunks: Columns = field(default_factory=Columns)  # start end first
 
 
 def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     """Add one decoded chunk's events to `out`."""
-    out.chunks.add(start=[chunk.start], end=[chunk.end], first=[chunk.first])
     events = chunk.events
     phases = [e.ph for e in events]
     out.by_phase.update(phases)
@@ -290,12 +166,10 @@ def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) ->
             out.skipped[f"unsupported phase {ph!r}"] += 1
     for done in (begin_end, instants, asyncs):
         done.flush()
-    if counter_rows or memory_rows:
-        raws = chunk_args(buf, chunk)
-        if counter_rows:
-            _counters(out, chunk, raws, counter_rows)
-        if memory_rows:
-            _memory(out, chunk, raws, memory_rows)
+    if memory_rows:
+        _memory(out, chunk, memory_rows)
+    if counter_rows:  # any args keys: read from the text (Kineto writes few counters)
+        _counters(out, chunk, chunk_args(buf, chunk), counter_rows)
 
 
 def _instant(out: Collected, rows: Rows, e: Event, ts: float, index: int) -> None:
@@ -361,13 +235,17 @@ def _args_dict(raws: list[bytes | None] | None, k: int) -> dict[str, Any] | None
     return values if isinstance(values, dict) else None
 
 
-def _memory(out: Collected, chunk: Chunk, raws: list[bytes | None] | None, rows: list[int]) -> None:
+def _memory(out: Collected, chunk: Chunk, rows: list[int]) -> None:
     """Kineto's allocator records: bytes (negative when freed) and the totals after it."""
     cols = Rows(out.memory)
     for k in rows:
         e = chunk.events[k]
-        args = _args_dict(raws, k)
-        numbers = [args.get(key) if args else None for key in _MEMORY_ARGS]
+        a = e.args
+        numbers = (
+            [a.bytes, a.total_allocated, a.total_reserved, a.device_type, a.device_id]
+            if a is not None
+            else [None]
+        )
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
             out.skipped["[memory] event without its byte counts"] += 1
             continue

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..trace import Trace
 from .attribution import attribute
-from .stats import Scope
-from .trace import Trace
+from .scope import Scope
 
 # Args Kineto writes on kernels, as shown in the table.
 GEOMETRY = {

@@ -7,8 +7,8 @@ import re
 import numpy as np
 import numpy.typing as npt
 
-from .syncs import sync_rows
-from .trace import Trace
+from ..analysis.syncs import sync_rows
+from ..trace import Trace
 
 KINDS = (
     "other",

@@ -1,6 +1,6 @@
 """Which CPU op each piece of GPU work belongs to: kernel -> launch -> innermost enclosing op.
 
-Launches are joined to their GPU work by flows or `correlation` (see links.py), through the
+Launches are joined to their GPU work by flows or `correlation` (see ingest/links.py), through the
 runtime (`cudaLaunchKernel`) and the driver (`cuLaunchKernel`, used by Triton and CUTLASS) alike.
 The op is found by time containment on the launching thread (the launch's nearest enclosing op),
 not by `External id`, which some real traces fill with unrelated values.
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .gaps import launch_of
-from .patterns import GPU_WORK_CATEGORIES, HOST_OP_CATEGORIES
-from .trace import Trace
+from ..patterns import GPU_WORK_CATEGORIES, HOST_OP_CATEGORIES
+from ..trace import Trace
 
 I64 = npt.NDArray[np.int64]
 B = npt.NDArray[np.bool_]
@@ -36,6 +35,13 @@ class Attribution:
     work: I64  # slice rows of the GPU work
     launch: I64  # the launch call (-1: not in the trace)
     op: I64  # the op charged with it (-1: no launch in the trace)
+
+
+def launch_of(trace: Trace) -> I64:
+    """For every slice, the launch slice that started it (-1 for none)."""
+    launch = np.full(len(trace.slices), -1, np.int64)
+    launch[trace.launches.dst] = trace.launches.src
+    return launch
 
 
 def op_tree(trace: Trace) -> OpTree:

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .patterns import GPU_WORK_CATEGORIES
-from .trace import Trace
+from ..patterns import GPU_WORK_CATEGORIES
+from ..trace import Trace
+from .attribution import launch_of
 
 KERNEL_WAIT_NS = 30
 CAUSES = ("host wait", "kernel wait", "other")
@@ -42,13 +43,6 @@ class Gaps:
     @property
     def length(self) -> npt.NDArray[np.int64]:
         return self.end - self.start
-
-
-def launch_of(trace: Trace) -> npt.NDArray[np.int64]:
-    """For every slice, the launch slice that started it (-1 for none)."""
-    launch = np.full(len(trace.slices), -1, np.int64)
-    launch[trace.launches.dst] = trace.launches.src
-    return launch
 
 
 def idle_gaps(trace: Trace) -> Gaps:

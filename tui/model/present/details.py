@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from .gaps import CAUSES, Gaps
+from ..analysis.gaps import CAUSES, Gaps
+from ..analysis.memory import counter_series
+from ..analysis.syncs import overlapping
+from ..timescale import format_bytes, format_duration
+from ..trace import Trace
 from .navigate import ancestors, children, linked_back, linked_forward
-from .syncs import overlapping
-from .timescale import format_bytes, format_duration
-from .trace import Trace
 
 MAX_ARGS = 40
 MAX_LINKS = 8
@@ -120,7 +121,7 @@ def _value(value: Any) -> str:
 
 def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list[tuple[str, str]]:
     """A counter: its value at the middle of the view, and its highest in view and overall."""
-    series = trace.counters[counter]
+    series = counter_series(trace)[counter]
     t0, t1 = window
     middle = (t0 + t1) // 2
     k = int(np.searchsorted(series.ts, middle, side="right")) - 1

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .allocations import OUTSIDE_OPS, op_memory
+from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
+from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
-from .patterns import PROFILER_STEP, PROFILER_STEP_ROW
-from .trace import Trace
+from .memory import OUTSIDE_OPS, op_memory
+from .scope import Scope
 
 # The row for GPU work whose launch call is not in the trace.
 UNLAUNCHED = "(GPU work launched outside the trace)"
@@ -38,32 +39,6 @@ class OpStat:
     @property
     def cuda_avg_ns(self) -> float:
         return self.cuda_total_ns / self.calls if self.calls else 0.0
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Which ops count: those starting in [t0, t1), and only under `root` when it is set."""
-
-    t0: int | None = None
-    t1: int | None = None
-    root: int = -1  # a slice row: its subtree
-
-    def rows(self, trace: Trace) -> npt.NDArray[np.bool_]:
-        s = trace.slices
-        mask = np.ones(len(s), bool)
-        if self.t0 is not None:
-            mask &= s.start >= self.t0
-        if self.t1 is not None:
-            mask &= s.start < self.t1
-        if self.root >= 0:
-            lane = trace.lane_of(self.root)
-            inside = np.zeros(len(s), bool)
-            inside[lane.lo : lane.hi] = True
-            start, end = int(s.start[self.root]), int(s.start[self.root] + s.dur[self.root])
-            inside &= (s.start >= start) & (s.start + s.dur <= end)
-            inside &= s.depth >= s.depth[self.root]
-            mask &= inside
-        return mask
 
 
 def op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
@@ -170,3 +145,16 @@ def _group_labels(trace: Trace, groups: npt.NDArray[np.int64]) -> dict[int, str]
         if PROFILER_STEP.match(labels[g]):
             labels[g] = PROFILER_STEP_ROW
     return labels
+
+
+def op_rows(trace: Trace, name: str) -> npt.NDArray[np.int64]:
+    """The slices counted in the table row called `name`, by start (`ProfilerStep*` is every
+    step; the unlaunched GPU work row and the `[memory]` row have no slices)."""
+    if name in (UNLAUNCHED, OUTSIDE_OPS):
+        return np.zeros(0, np.int64)
+    if name == PROFILER_STEP_ROW:
+        ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
+    else:
+        ids = [i for i, n in enumerate(trace.names) if n == name]
+    rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
+    return rows[np.argsort(trace.slices.start[rows], kind="stable")]

@@ -6,7 +6,7 @@ import os
 import stat
 import struct
 
-from .errors import TraceError
+from ..errors import TraceError
 from .source import GZIP_MAGIC, resolve
 
 # Measured peak RSS of a load, per byte of JSON (tests/bench/README.md: 0.9x at 1M events),

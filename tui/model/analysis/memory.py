@@ -9,16 +9,13 @@ the total of every op around it; records outside any op go to a `[memory]` row o
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
-from . import flows as flowlib
-from .trace import CounterSeries, MemoryEvents, Process
-
-if TYPE_CHECKING:
-    from .trace import Trace
+from ..intervals import bind
+from ..trace import CounterSeries, MemoryEvents, Trace
+from .attribution import op_tree
 
 I64 = npt.NDArray[np.int64]
 CPU, CUDA = 0, 1
@@ -48,16 +45,21 @@ def _mask(memory: MemoryEvents, device: tuple[int, int]) -> npt.NDArray[np.bool_
     return mask if t == CPU else mask & (memory.device_id == i)
 
 
-def memory_series(
-    memory: MemoryEvents, process_of_lane: I64, processes: list[Process]
-) -> list[CounterSeries]:
+def counter_series(trace: Trace) -> list[CounterSeries]:
+    """The file's counters, then the allocator's series (computed once per trace)."""
+    return trace.derive("counter_series", lambda: trace.counters + memory_series(trace))
+
+
+def memory_series(trace: Trace) -> list[CounterSeries]:
     """Allocated and reserved bytes over time, one pair of series per device.
 
     A CUDA device's series sit under the GPU process of that index when the trace has one,
     else under the process that allocated.
     """
+    memory = trace.memory
+    process_of_lane = np.asarray([lane.process for lane in trace.lanes], np.int64)
     out = []
-    gpu_process = {p.pid: p.index for p in processes if p.is_device}
+    gpu_process = {p.pid: p.index for p in trace.processes if p.is_device}
     for device in devices(memory):
         mask = _mask(memory, device)
         first_lane = int(memory.lane[np.flatnonzero(mask)[0]])
@@ -95,8 +97,6 @@ def op_memory(trace: Trace) -> OpMemory:
 
 
 def _op_memory(trace: Trace) -> OpMemory:
-    from .attribution import op_tree
-
     m = trace.memory
     tree = op_tree(trace)
     n = len(trace.slices)
@@ -163,8 +163,6 @@ def _op_at_records(trace: Trace) -> I64:
 
 
 def _bind_records(trace: Trace) -> I64:
-    from .attribution import op_tree
-
     m, s = trace.memory, trace.slices
     if len(m) == 0:
         return np.zeros(0, np.int64)
@@ -172,7 +170,7 @@ def _bind_records(trace: Trace) -> I64:
     lane_lo = np.asarray([lane.lo for lane in trace.lanes] + [0], np.int64)
     lane_hi = np.asarray([lane.hi for lane in trace.lanes] + [0], np.int64)
     lane = np.where(m.lane >= 0, m.lane, len(trace.lanes)).astype(np.int64)
-    inner = flowlib.bind(
+    inner = bind(
         lane,
         m.ts,
         np.ones(len(m), bool),

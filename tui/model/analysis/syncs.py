@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .patterns import SYNC_NAME, is_runtime_category
-from .trace import Trace
+from ..patterns import SYNC_NAME, is_runtime_category
+from ..trace import Trace
 
 I64 = npt.NDArray[np.int64]
 

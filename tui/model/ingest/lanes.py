@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .patterns import STREAM_TID
+from ..patterns import STREAM_TID
 
 ASYNC_TID = "async"
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from .trace import Trace
+from ..trace import Trace
+from .raster import Row, RowSlices
 
 MIN_WINDOW_NS = 10
 FIT_MARGIN = 0.1  # `f` leaves this much of the slice's length free on each side
@@ -81,3 +82,63 @@ def search(trace: Trace, text: str) -> npt.NDArray[np.int64]:
     ids = [i for i, name in enumerate(trace.names) if needle in name.casefold()]
     rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
     return rows[np.lexsort((rows, trace.slices.start[rows]))]
+
+
+def row_move(rows: list[Row], cursor: int, delta: int) -> int | None:
+    """The display row `delta` rows away (1 or -1) that holds slices or a counter, skipping
+    process headers; None at the end."""
+    target = cursor
+    while 0 <= target + delta < len(rows):
+        target += delta
+        if rows[target].lane >= 0 or rows[target].counter >= 0:
+            return target
+    return None
+
+
+def focus_time(trace: Trace, selected: int, window: tuple[int, int]) -> int:
+    """The time that row moves keep: the middle of the selected slice, else of the view."""
+    if selected >= 0:
+        return int(trace.slices.start[selected]) + int(trace.slices.dur[selected]) // 2
+    return (window[0] + window[1]) // 2
+
+
+def sibling(row: RowSlices, selected: int, delta: int, window: tuple[int, int]) -> int:
+    """The slice `delta` places from `selected` on its row (-1 when there is none).
+
+    With no selection on this row (`selected` is -1 or elsewhere), the first slice from the
+    view's start going right, or the last before the view's end going left.
+    """
+    if len(row.rows) == 0:
+        return -1
+    k = int(np.searchsorted(row.rows, selected))
+    if k < len(row.rows) and int(row.rows[k]) == selected:
+        k += delta
+    elif delta > 0:
+        k = int(np.searchsorted(row.start, window[0]))
+    else:
+        k = int(np.searchsorted(row.start, window[1])) - 1
+    return int(row.rows[k]) if 0 <= k < len(row.rows) else -1
+
+
+def next_match(
+    trace: Trace, matches: npt.NDArray[np.int64], selected: int, delta: int, view_start: int
+) -> int:
+    """The match `delta` from the selected one, cycling; from the view's start when the
+    selection is not a match. -1 without matches."""
+    if len(matches) == 0:
+        return -1
+    where = np.flatnonzero(matches == selected)
+    if len(where):
+        k = int(where[0]) + delta
+    else:
+        starts = trace.slices.start[matches]
+        k = int(np.searchsorted(starts, view_start)) - (1 if delta < 0 else 0)
+    return int(matches[k % len(matches)])
+
+
+def first_match_from(trace: Trace, matches: npt.NDArray[np.int64], view_start: int) -> int:
+    """The first match at or after the view's start (cycling to the first); -1 without any."""
+    if len(matches) == 0:
+        return -1
+    k = int(np.searchsorted(trace.slices.start[matches], view_start))
+    return int(matches[k % len(matches)])

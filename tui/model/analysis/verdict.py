@@ -19,17 +19,13 @@ Thresholds (also in the README):
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .allocations import OUTSIDE_OPS, peaks
+from ..timescale import format_duration
+from ..trace import Trace
 from .attribution import attribute
-from .gaps import CAUSES, idle_gaps
-from .patterns import PROFILER_STEP
-from .stats import Scope, op_stats
-from .syncs import syncs_in
-from .trace import Trace
 
 BUSY_LOW = 0.30
 BUSY_HIGH = 0.70
@@ -61,67 +57,6 @@ class Verdict:
     def reason(self) -> str:
         """The evidence in words (built when asked: a trace can have thousands of steps)."""
         return _reason(self.label, self.evidence)
-
-
-@dataclass(frozen=True)
-class StepRow:
-    name: str
-    start_ns: int
-    dur_ns: int
-    verdict: Verdict
-
-
-@dataclass(frozen=True)
-class MemoryPeak:
-    """A device's highest allocated memory: how much, when, in which step and op."""
-
-    device: str
-    allocated: int
-    reserved: int
-    ts: int
-    step: str | None
-    op: str | None
-
-
-@dataclass(frozen=True)
-class Summary:
-    """The summary strip: key_averages footers, GPU use, idle time, launches, the verdict,
-    synchronisation and memory."""
-
-    window: tuple[int, int]
-    self_cpu_ns: int
-    self_cuda_ns: int
-    idle_ns: dict[str, int]
-    median_launch_delay_ns: int | None
-    verdict: Verdict
-    steps: list[StepRow] = field(default_factory=list)
-    sync_calls: int = 0
-    sync_ns: int = 0
-    memory_peaks: list[MemoryPeak] = field(default_factory=list)
-    top_memory_ops: list[tuple[str, int]] = field(default_factory=list)  # by self bytes
-
-
-def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
-    """(name, start, end) of every ProfilerStep#N on a CPU lane, by start (first of a name)."""
-    s = trace.slices
-    seen: dict[str, tuple[str, int, int]] = {}
-    for lane in trace.lanes:
-        if lane.kind != "cpu":
-            continue
-        ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
-        rows = np.flatnonzero(np.isin(s.name[lane.lo : lane.hi], ids)) + lane.lo
-        for r in rows.tolist():
-            name = trace.names[int(s.name[r])]
-            seen.setdefault(name, (name, int(s.start[r]), int(s.start[r] + s.dur[r])))
-    return sorted(seen.values(), key=lambda w: w[1])
-
-
-def profiled_window(trace: Trace) -> tuple[int, int]:
-    """The profiler steps' span when the trace has them, else the whole trace."""
-    steps = step_windows(trace)
-    if steps:
-        return min(w[1] for w in steps), max(w[2] for w in steps)
-    return 0, max(trace.span_ns, 1)
 
 
 @dataclass(frozen=True)
@@ -242,63 +177,4 @@ def _reason(label: str, e: Evidence) -> str:
 
 
 def _ms(ns: int) -> str:
-    from .timescale import format_duration
-
     return format_duration(ns)
-
-
-def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
-    """The summary of [t0, t1) (the profiled window by default), with every step's verdict."""
-    t0, t1 = window if window is not None else profiled_window(trace)
-    stats = op_stats(trace, Scope(t0, t1))
-    gaps = idle_gaps(trace)
-    idle = {cause: 0 for cause in CAUSES}
-    starts, ends = np.clip(gaps.start, t0, t1), np.clip(gaps.end, t0, t1)
-    for cause_id, cause in enumerate(CAUSES):
-        pick = gaps.cause == cause_id
-        idle[cause] = int((ends[pick] - starts[pick]).clip(0).sum())
-    att = attribute(trace)
-    s = trace.slices
-    launched = att.launch >= 0
-    launch_start = s.start[np.maximum(att.launch, 0)]
-    mine = launched & (launch_start >= t0) & (launch_start < t1)
-    delays = s.start[att.work[mine]] - launch_start[mine]
-    all_steps = step_windows(trace)
-    steps = [
-        StepRow(name, a, b - a, judge(trace, a, b))
-        for name, a, b in all_steps
-        if a >= t0 and b <= t1
-    ]
-    sync_calls, sync_ns = syncs_in(trace, t0, t1)
-    memory_peaks = [
-        MemoryPeak(
-            p.device,
-            p.allocated,
-            p.reserved,
-            p.ts,
-            next((n for n, a, b in all_steps if a <= p.ts < b), None),
-            trace.slice_name(p.op) if p.op >= 0 else None,
-        )
-        for p in peaks(trace)
-    ]
-    by_self = sorted(
-        (
-            (o.self_cpu_mem + o.self_cuda_mem, o.name)
-            for o in stats
-            if o.name != OUTSIDE_OPS and o.self_cpu_mem + o.self_cuda_mem > 0
-        ),
-        reverse=True,
-    )
-    return Summary(
-        (t0, t1),
-        sum(o.self_cpu_ns for o in stats),
-        sum(o.self_cuda_ns for o in stats),
-        idle,
-        int(np.median(delays)) if len(delays) else None,
-        judge(trace, t0, t1),
-        steps,
-        sync_calls,
-        sync_ns,
-        memory_peaks,
-        [(name, size) for size, name in by_self[:5]],
-    )

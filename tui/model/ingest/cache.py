@@ -23,8 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from .trace import (
-    ChunkTable,
+from ..trace import (
     CounterSeries,
     Format,
     Instants,
@@ -35,8 +34,9 @@ from .trace import (
     Slices,
     Trace,
 )
+from .formats import ARGS_READERS
 
-VERSION = 2
+VERSION = 3
 DEFAULT_MAX_BYTES = 2 << 30
 _EDGE_BYTES = 64 << 10
 _ARRAY_GROUPS = {
@@ -45,7 +45,6 @@ _ARRAY_GROUPS = {
     "flows": Links,
     "instants": Instants,
     "memory": MemoryEvents,
-    "chunks": ChunkTable,
 }
 
 
@@ -120,8 +119,11 @@ class ModelCache:
 def _arrays(trace: Trace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group in _ARRAY_GROUPS:
-        for name, value in vars(getattr(trace, group if group != "chunks" else "_chunks")).items():
+        for name, value in vars(getattr(trace, group)).items():
             out[f"{group}.{name}"] = value
+    reader = trace.args_reader
+    for name, value in reader.arrays().items():
+        out[f"args.{name}"] = value
     lengths = [len(c.ts) for c in trace.counters]
     out["counters.ts"] = np.concatenate([c.ts for c in trace.counters] or [np.zeros(0, np.int64)])
     out["counters.values"] = np.concatenate(
@@ -145,6 +147,7 @@ def _arrays(trace: Trace) -> dict[str, Any]:
         "events_by_phase": trace.events_by_phase,
         "skipped": trace.skipped,
         "adjusted": trace.adjusted,
+        "args_reader": reader.name,
     }
     out["meta"] = np.frombuffer(json.dumps(meta, default=str).encode(), np.uint8)
     return out
@@ -173,6 +176,8 @@ def _read(entry: Path) -> Trace:
             )
         )
         at += n
+    make_reader = ARGS_READERS[meta["args_reader"]]
+    reader_arrays = {k[len("args.") :]: v for k, v in arrays.items() if k.startswith("args.")}
     return Trace(
         path=meta["path"],
         format=Format(**meta["format"]),
@@ -195,6 +200,5 @@ def _read(entry: Path) -> Trace:
         events_by_phase=Counter(meta["events_by_phase"]),
         skipped=Counter(meta["skipped"]),
         adjusted=Counter(meta["adjusted"]),
-        _source=None,
-        _chunks=groups["chunks"],
+        args_reader=make_reader(meta["path"], reader_arrays),
     )

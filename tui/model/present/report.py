@@ -1,8 +1,9 @@
 """`trace-tui summary`: the summary, the verdict and the top table rows as text, Markdown or JSON.
 
 JSON schema (times are integer nanoseconds, shares are fractions 0..1):
-  path, window_ns [t0, t1] (from the trace start),
-  summary: self_cpu_total_ns, self_cuda_total_ns, gpu_busy_fraction, gpu_busy_ns, wall_ns,
+  path, window_ns [t0, t1] (from the trace start; the summary's window),
+  summary: self_cpu_total_ns, self_cuda_total_ns (the table's totals, as key_averages() prints),
+           gpu_busy_fraction, gpu_busy_ns, wall_ns,
            idle_ns_by_cause {host wait, kernel wait, other} (summed over streams),
            kernel_launches, launch_cpu_ns, launched_gpu_ns, short_work_fraction,
            median_launch_delay_ns (null without launches), sync_calls, sync_ns,
@@ -10,11 +11,11 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
           top_self_allocations [{name, bytes}],
   verdict: {label, reason},
   steps: [{name, start_ns, dur_ns, gpu_busy_fraction, verdict}],
-  table: "ops" or "kernels", sort, rows: [...] (ops: name, calls, self_cpu_ns, cpu_total_ns,
-         cpu_avg_ns, self_cuda_ns, cuda_total_ns, cuda_avg_ns, self_cpu_mem_bytes,
-         cpu_mem_bytes, self_cuda_mem_bytes, cuda_mem_bytes; kernels: name, calls, total_ns,
-         avg_ns, min_ns, max_ns, share, geometry {grid, block, registers, shared mem,
-         occupancy %})
+  table: "ops" or "kernels", sort, rows: [...] with the JSON keys of present/tables.py
+         (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
+         cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
+         calls; kernels: name, total_ns, avg_ns, min_ns, max_ns, calls, share,
+         geometry {grid, block, registers, shared mem, occupancy %})
 """
 
 from __future__ import annotations
@@ -23,50 +24,21 @@ from typing import Any
 
 import orjson
 
-from .kernels import KernelStat
-from .stats import OpStat
-from .text import printable, shown
-from .timescale import format_bytes, format_duration
-from .verdict import Summary
-
-OP_SORTS = (
-    "cpu_total",
-    "self_cpu",
-    "cpu_avg",
-    "self_cuda",
-    "cuda_total",
-    "cuda_avg",
-    "calls",
-    "name",
-)
-KERNEL_SORTS = ("total", "avg", "min", "max", "calls", "name")
+from ..analysis.summary import Summary
+from ..text import printable, shown
+from ..timescale import format_bytes, format_duration
+from .tables import Row, ScopeReport, Totals, cells, row_json
 
 
-def sort_ops(rows: list[OpStat], key: str) -> list[OpStat]:
-    field = {
-        "cpu_avg": "cpu_avg_ns",
-        "cuda_avg": "cuda_avg_ns",
-        "calls": "calls",
-        "name": "name",
-    }.get(key, f"{key}_ns")
-    return sorted(rows, key=lambda r: getattr(r, field), reverse=key != "name")
-
-
-def sort_kernels(rows: list[KernelStat], key: str) -> list[KernelStat]:
-    field = {"calls": "calls", "name": "name", "avg": "avg_ns"}.get(key, f"{key}_ns")
-    return sorted(rows, key=lambda r: getattr(r, field), reverse=key != "name")
-
-
-def as_json(
-    path: str, summary: Summary, table: str, sort: str, rows: list[OpStat] | list[KernelStat]
-) -> bytes:
+def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
+    summary, totals = report.summary, report.totals
     e = summary.verdict.evidence
     doc: dict[str, Any] = {
         "path": path,
         "window_ns": list(summary.window),
         "summary": {
-            "self_cpu_total_ns": summary.self_cpu_ns,
-            "self_cuda_total_ns": summary.self_cuda_ns,
+            "self_cpu_total_ns": totals.self_cpu_ns,
+            "self_cuda_total_ns": totals.self_cuda_ns,
             "gpu_busy_fraction": round(e.gpu_busy, 6),
             "gpu_busy_ns": e.gpu_busy_ns,
             "wall_ns": e.wall_ns,
@@ -104,42 +76,14 @@ def as_json(
             }
             for s in summary.steps
         ],
-        "table": table,
-        "sort": sort,
-        "rows": [_row_json(r) for r in rows],
+        "table": report.table.name,
+        "sort": report.sort,
+        "rows": [row_json(report.table, r) for r in rows],
     }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def _row_json(row: OpStat | KernelStat) -> dict[str, Any]:
-    if isinstance(row, OpStat):
-        return {
-            "name": row.name,
-            "calls": row.calls,
-            "self_cpu_ns": row.self_cpu_ns,
-            "cpu_total_ns": row.cpu_total_ns,
-            "cpu_avg_ns": round(row.cpu_avg_ns),
-            "self_cuda_ns": row.self_cuda_ns,
-            "cuda_total_ns": row.cuda_total_ns,
-            "cuda_avg_ns": round(row.cuda_avg_ns),
-            "self_cpu_mem_bytes": row.self_cpu_mem,
-            "cpu_mem_bytes": row.cpu_mem,
-            "self_cuda_mem_bytes": row.self_cuda_mem,
-            "cuda_mem_bytes": row.cuda_mem,
-        }
-    return {
-        "name": row.name,
-        "calls": row.calls,
-        "total_ns": row.total_ns,
-        "avg_ns": round(row.avg_ns),
-        "min_ns": row.min_ns,
-        "max_ns": row.max_ns,
-        "share": round(row.share, 6),
-        "geometry": row.geometry,
-    }
-
-
-def summary_lines(summary: Summary) -> list[tuple[str, str]]:
+def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     """(label, value) pairs of the summary strip."""
     e = summary.verdict.evidence
     idle = ", ".join(f"{cause} {format_duration(ns)}" for cause, ns in summary.idle_ns.items())
@@ -147,8 +91,8 @@ def summary_lines(summary: Summary) -> list[tuple[str, str]]:
     lines = [
         ("Verdict", summary.verdict.label),
         ("Why", summary.verdict.reason),
-        ("Self CPU time total", format_duration(summary.self_cpu_ns)),
-        ("Self CUDA time total", format_duration(summary.self_cuda_ns)),
+        ("Self CPU time total", format_duration(totals.self_cpu_ns)),
+        ("Self CUDA time total", format_duration(totals.self_cuda_ns)),
         ("GPU busy", f"{e.gpu_busy:.1%} of {format_duration(e.wall_ns)}"),
         ("GPU idle (all streams)", idle),
         ("Kernel launches", f"{e.launches:,}"),
@@ -181,80 +125,11 @@ def summary_lines(summary: Summary) -> list[tuple[str, str]]:
     return lines
 
 
-def op_cells(row: OpStat, cpu_total: int, cuda_total: int) -> list[str]:
-    """The torch table's columns for one op."""
-    return [
-        row.name,
-        _pct(row.self_cpu_ns, cpu_total),
-        format_duration(row.self_cpu_ns),
-        _pct(row.cpu_total_ns, cpu_total),
-        format_duration(row.cpu_total_ns),
-        format_duration(row.cpu_avg_ns),
-        format_duration(row.self_cuda_ns),
-        _pct(row.self_cuda_ns, cuda_total),
-        format_duration(row.cuda_total_ns),
-        format_duration(row.cuda_avg_ns),
-        f"{row.calls:,}",
-    ]
-
-
-OP_HEADERS = [
-    "Name",
-    "Self CPU %",
-    "Self CPU",
-    "CPU total %",
-    "CPU total",
-    "CPU avg",
-    "Self CUDA",
-    "Self CUDA %",
-    "CUDA total",
-    "CUDA avg",
-    "# Calls",
-]
-KERNEL_HEADERS = [
-    "Name",
-    "Calls",
-    "Total",
-    "Avg",
-    "Min",
-    "Max",
-    "GPU %",
-    "Grid",
-    "Block",
-    "Registers",
-    "Shared mem",
-    "Occupancy %",
-]
-
-
-def kernel_cells(row: KernelStat) -> list[str]:
-    g = row.geometry
-    return [
-        row.name,
-        f"{row.calls:,}",
-        format_duration(row.total_ns),
-        format_duration(row.avg_ns),
-        format_duration(row.min_ns),
-        format_duration(row.max_ns),
-        f"{row.share:.1%}",
-        g.get("grid", ""),
-        g.get("block", ""),
-        g.get("registers", ""),
-        g.get("shared mem", ""),
-        g.get("occupancy %", ""),
-    ]
-
-
-def _pct(part: float, whole: float) -> str:
-    return f"{part / whole:.2%}" if whole else "-"
-
-
-def as_text(
-    path: str, summary: Summary, headers: list[str], cells: list[list[str]], markdown: bool
-) -> str:
+def as_text(path: str, report: ScopeReport, rows: list[Row], markdown: bool) -> str:
     """Plain text (no escape codes) or Markdown ready to paste into an issue."""
+    summary = report.summary
     out: list[str] = []
-    pairs = summary_lines(summary)
+    pairs = summary_lines(summary, report.totals)
     if markdown:
         out.append(f"### trace-tui summary: `{printable(path)}`\n")
         out += [f"- **{label}**: {printable(value)}" for label, value in pairs]
@@ -275,7 +150,8 @@ def as_text(
         ]
         out += _table(["Step", "Duration", "GPU busy", "Verdict"], step_rows, markdown)
     out.append("")
-    out += _table(headers, cells, markdown)
+    headers = [c.header for c in report.columns]
+    out += _table(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
     return "\n".join(out) + "\n"
 
 

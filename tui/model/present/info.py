@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from .text import printable
-from .timescale import format_duration
-from .trace import Trace
+from ..text import printable
+from ..timescale import format_duration
+from ..trace import Trace
 
 # deviceProperties fields worth showing; the rest stay in the file.
 _DEVICE_FIELDS = ("id", "name", "totalGlobalMem", "computeMajor", "computeMinor", "numSms")

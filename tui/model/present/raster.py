@@ -13,7 +13,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .trace import Trace
+from ..analysis.gaps import Gaps
+from ..analysis.memory import counter_series
+from ..trace import Trace
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -26,7 +28,7 @@ class Row:
     process: int
     lane: int  # -1 for a process header or a counter
     depth: int
-    counter: int = -1  # into Trace.counters
+    counter: int = -1  # into counter_series(trace)
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def layout(trace: Trace, collapsed: frozenset[int] = frozenset()) -> list[Row]:
         # Counters of the process (those of no known process go with the first one).
         out.extend(
             Row(process.index, -1, 0, i)
-            for i, c in enumerate(trace.counters)
+            for i, c in enumerate(counter_series(trace))
             if c.process == process.index or (c.process < 0 and process.index == first)
         )
     return out
@@ -169,3 +171,18 @@ def slice_at(row: RowSlices, t: int, tolerance: int = 0) -> int:
         if distance < best_distance:
             best, best_distance = int(row.rows[c]), distance
     return best
+
+
+def gap_cells(gaps: Gaps, lane: int, t0: int, t1: int, width: int) -> I64 | None:
+    """Per cell of a row of `lane` over [t0, t1), the idle gap under the cell's middle (-1 for
+    none); None when the lane has no gaps."""
+    lo, hi = np.searchsorted(gaps.lane, [lane, lane + 1])
+    if lo == hi:
+        return None
+    mine = np.arange(lo, hi)
+    middle = t0 + ((np.arange(width) + 0.5) * ((t1 - t0) / width)).astype(np.int64)
+    starts, ends = gaps.start[mine], gaps.end[mine]
+    k = np.searchsorted(starts, middle, side="right") - 1
+    kc = np.maximum(k, 0)
+    inside = (k >= 0) & (ends[kc] > middle)
+    return np.where(inside, mine[kc], -1)

@@ -1,31 +1,15 @@
-"""`load_trace`: from a path to a `Trace`."""
+"""Assembly: the intermediate an importer filled, sorted, nested and linked into a `Trace`."""
 
 from __future__ import annotations
 
 import math
-import mmap
-import os
-import stat
-from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from .allocations import memory_series
-from .cache import ModelCache
-from .collect import Collected, collect_chunk
-from .decode import decode_chunks, locate_events
-from .errors import TraceError
-from .lanes import ASYNC_TID, LaneKey, lane_name, lane_order, process_name, process_order
-from .links import build_links
-from .nesting import nest
-from .pairs import match_pairs
-from .patterns import is_device_category
-from .source import Buffer, Source, read_source, resolve
-from .trace import (
-    ChunkTable,
+from ..patterns import is_device_category
+from ..trace import (
     CounterSeries,
     Format,
     Instants,
@@ -35,81 +19,19 @@ from .trace import (
     Slices,
     Trace,
 )
+from .intermediate import Collected, Imported
+from .lanes import ASYNC_TID, LaneKey, lane_name, lane_order, process_name, process_order
+from .links import build_links
+from .nesting import nest
+from .pairs import match_pairs
 
 I64 = npt.NDArray[np.int64]
-# progress(bytes_done, bytes_total, events_done)
-Progress = Callable[[int, int, int], None]
 _SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
 
 
-def load_trace(
-    path: str | os.PathLike[str],
-    progress: Progress | None = None,
-    cache: ModelCache | None = None,
-) -> Trace:
-    """Load a Chrome-format trace file (or the newest trace in a folder).
-
-    Args:
-        progress: called after each chunk with (bytes done, bytes in all, events done); it may
-            raise to stop the load.
-        cache: where to find the model of a trace loaded before, and keep this one.
-
-    Raises:
-        TraceError: the file cannot be read or holds no trace; the message names both.
-    """
-    file, folder = resolve(path) if str(path) != "-" else (None, None)
-    if cache is not None and file is not None and stat.S_ISREG(os.stat(file).st_mode):
-        try:
-            key = cache.key(str(file))
-        except OSError as e:
-            raise TraceError(str(file), f"cannot read: {e.strerror or e}") from None
-        found = cache.get(key)
-        if found is not None:
-            found.format = replace(found.format, chosen_from=folder)
-            return found
-        trace = load_trace(path, progress)
-        cache.put(key, trace)
-        return trace
-    source = read_source(path)
-    buf = source.data
-    layout = locate_events(buf, source.path)
-    out = Collected()
-    release = _Releaser(buf)
-    for chunk in decode_chunks(buf, layout, out.skipped, source.safe_length):
-        collect_chunk(out, chunk, buf)
-        release.upto(chunk.start)
-        if progress is not None:
-            progress(chunk.end, len(buf), chunk.first + len(chunk.events))
-    if sum(n for ph, n in out.by_phase.items() if ph) == 0 and (out.by_phase or out.skipped):
-        raise TraceError(source.path, "not a trace: no item of the event array is a trace event")
-    truncated = bool(layout.meta.pop("_truncated")) or source.gzip_truncated
-    if layout.meta.pop("_shrank", False):
-        out.adjusted["file shrank while being read: what was left is shown"] += 1
-        truncated = True
-    fmt = Format(layout.form, source.gzip, truncated, source.chosen_from)
-    return _assemble(source.path, fmt, out, layout.meta, source)
-
-
-class _Releaser:
-    """Hands decoded pages of a memory-mapped file back to the page cache as loading goes, so
-    that the process never holds the whole file (it stays cached for a later args lookup)."""
-
-    def __init__(self, buf: Buffer) -> None:
-        self.buf = buf if isinstance(buf, mmap.mmap) else None
-        self.done = 0
-
-    def upto(self, offset: int) -> None:
-        if self.buf is None:
-            return
-        end = offset - offset % mmap.PAGESIZE
-        if end > self.done:
-            self.buf.madvise(mmap.MADV_DONTNEED, self.done, end - self.done)
-            self.done = end
-
-
-def _assemble(
-    path: str, fmt: Format, out: Collected, meta: dict[str, Any], source: Source
-) -> Trace:
+def assemble(path: str, fmt: Format, imported: Imported) -> Trace:
+    """Sort, nest and link the intermediate into a `Trace` (times become int64 ns)."""
+    out, meta = imported.collected, imported.meta
     origin = _origin(out)
     x = out.slices
     cols: dict[str, I64] = {
@@ -168,7 +90,6 @@ def _assemble(
     )
     process_of_lane = np.asarray([processes[k.pid] for k in keys], np.int64)
     memory = _memory(out, origin, lane_rank)
-    process_of_rank = np.asarray([lane.process for lane in lanes], np.int64)
     devices = meta.get("deviceProperties") or meta.get("computeProperties") or []
     unit = meta.get("displayTimeUnit")
     return Trace(
@@ -183,8 +104,7 @@ def _assemble(
         flows=flows,
         instants=_instants(out, origin, lane_rank, process_of_lane, processes),
         memory=memory,
-        counters=_counters(out, origin, processes)
-        + memory_series(memory, process_of_rank, process_list),
+        counters=_counters(out, origin, processes),
         origin_us=origin,
         span_ns=span,
         base_time_ns=_base_time(meta.get("baseTimeNanoseconds"), origin),
@@ -194,8 +114,7 @@ def _assemble(
         events_by_phase=out.by_phase,
         skipped=out.skipped,
         adjusted=out.adjusted,
-        _source=source,
-        _chunks=ChunkTable(*(out.chunks.get(k, np.int64) for k in ("start", "end", "first"))),
+        args_reader=imported.args,
     )
 
 

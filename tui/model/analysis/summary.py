@@ -1,0 +1,109 @@
+"""The summary of a window: key_averages footers, GPU use, idle time, launches, the verdict,
+synchronisation, memory, and every step's verdict."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..trace import Trace
+from .attribution import attribute
+from .gaps import CAUSES, idle_gaps
+from .memory import OUTSIDE_OPS, peaks
+from .ops import op_stats
+from .scope import Scope
+from .steps import profiled_window, step_windows
+from .syncs import syncs_in
+from .verdict import Verdict, judge
+
+
+@dataclass(frozen=True)
+class StepRow:
+    name: str
+    start_ns: int
+    dur_ns: int
+    verdict: Verdict
+
+
+@dataclass(frozen=True)
+class MemoryPeak:
+    """A device's highest allocated memory: how much, when, in which step and op."""
+
+    device: str
+    allocated: int
+    reserved: int
+    ts: int
+    step: str | None
+    op: str | None
+
+
+@dataclass(frozen=True)
+class Summary:
+    """The summary strip of a window: GPU use, idle time, launches, the verdict, synchronisation
+    and memory (the key_averages footers are the table's totals: present.tables)."""
+
+    window: tuple[int, int]
+    idle_ns: dict[str, int]
+    median_launch_delay_ns: int | None
+    verdict: Verdict
+    steps: list[StepRow] = field(default_factory=list)
+    sync_calls: int = 0
+    sync_ns: int = 0
+    memory_peaks: list[MemoryPeak] = field(default_factory=list)
+    top_memory_ops: list[tuple[str, int]] = field(default_factory=list)  # by self bytes
+
+
+def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
+    """The summary of [t0, t1) (the profiled window by default), with every step's verdict."""
+    t0, t1 = window if window is not None else profiled_window(trace)
+    stats = op_stats(trace, Scope(t0, t1))
+    gaps = idle_gaps(trace)
+    idle = {cause: 0 for cause in CAUSES}
+    starts, ends = np.clip(gaps.start, t0, t1), np.clip(gaps.end, t0, t1)
+    for cause_id, cause in enumerate(CAUSES):
+        pick = gaps.cause == cause_id
+        idle[cause] = int((ends[pick] - starts[pick]).clip(0).sum())
+    att = attribute(trace)
+    s = trace.slices
+    launched = att.launch >= 0
+    launch_start = s.start[np.maximum(att.launch, 0)]
+    mine = launched & (launch_start >= t0) & (launch_start < t1)
+    delays = s.start[att.work[mine]] - launch_start[mine]
+    all_steps = step_windows(trace)
+    steps = [
+        StepRow(name, a, b - a, judge(trace, a, b))
+        for name, a, b in all_steps
+        if a >= t0 and b <= t1
+    ]
+    sync_calls, sync_ns = syncs_in(trace, t0, t1)
+    memory_peaks = [
+        MemoryPeak(
+            p.device,
+            p.allocated,
+            p.reserved,
+            p.ts,
+            next((n for n, a, b in all_steps if a <= p.ts < b), None),
+            trace.slice_name(p.op) if p.op >= 0 else None,
+        )
+        for p in peaks(trace)
+    ]
+    by_self = sorted(
+        (
+            (o.self_cpu_mem + o.self_cuda_mem, o.name)
+            for o in stats
+            if o.name != OUTSIDE_OPS and o.self_cpu_mem + o.self_cuda_mem > 0
+        ),
+        reverse=True,
+    )
+    return Summary(
+        (t0, t1),
+        idle,
+        int(np.median(delays)) if len(delays) else None,
+        judge(trace, t0, t1),
+        steps,
+        sync_calls,
+        sync_ns,
+        memory_peaks,
+        [(name, size) for size, name in by_self[:5]],
+    )

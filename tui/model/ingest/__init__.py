@@ -1,0 +1,11 @@
+"""Reading traces: sources, the model cache, the intermediate every importer fills, assembly.
+
+One sub-package per input format (today `chrome_json`), registered in `formats`.
+"""
+
+from __future__ import annotations
+
+from .load import load_trace
+from .source import list_traces
+
+__all__ = ["list_traces", "load_trace"]

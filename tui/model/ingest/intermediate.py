@@ -1,0 +1,67 @@
+"""The format-neutral intermediate: what an importer gathers in one pass, before assembly.
+
+An importer (one sub-package per input format) fills a `Collected` with columns of slices, B/E
+and async pairs, instants, flow points, allocator records and counters, plus process and thread
+metadata and the counts of what it skipped; `assemble` turns that into a `Trace`. Times here are
+still the file's float microseconds; names, categories and lanes are interned.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..trace import ArgsReader
+from .columns import Columns, Interner, LaneInterner
+
+# Flow endpoint roles (bit flags); a `t` step ends one hop and starts the next.
+FLOW_SRC, FLOW_DST = 1, 2
+# Times are kept as int64 nanoseconds: timestamps further than this from zero (about 146 years
+# in microseconds) cannot be, and are skipped as such.
+TS_LIMIT_US = 4.6e15
+OUT_OF_RANGE = "ts or dur beyond 146 years"
+# progress(bytes_done, bytes_total, events_done); it may raise to stop the load.
+Progress = Callable[[int, int, int], None]
+
+
+@dataclass
+class Collected:
+    """Everything one pass over the events gathers, before any sorting."""
+
+    names: Interner = field(default_factory=Interner)
+    cats: Interner = field(default_factory=Interner)
+    lanes: LaneInterner = field(default_factory=LaneInterner)
+    flow_keys: Interner = field(default_factory=Interner)
+    # X: lane ts dur name cat event corr; B/E: lane ts name cat event begin
+    slices: Columns = field(default_factory=Columns)
+    begin_end: Columns = field(default_factory=Columns)
+    # instants: lane (-1 unless thread-scoped) ts name cat event scope, and their pids
+    instants: Columns = field(default_factory=Columns)
+    instant_pids: list[Any] = field(default_factory=list)
+    # flows s/t/f: lane ts key role cat event enclosing; v2 bind ids: X row key role
+    flows: Columns = field(default_factory=Columns)
+    binds: Columns = field(default_factory=Columns)
+    # async b/e/S/F: lane ts key name cat event begin
+    asyncs: Columns = field(default_factory=Columns)
+    # [memory] instants: lane ts bytes allocated reserved device_type device_id
+    memory: Columns = field(default_factory=Columns)
+    counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
+    process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
+    by_phase: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    adjusted: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class Imported:
+    """What an importer hands to `assemble`: the intermediate, how the file was written, the
+    top level's other keys, and the reader that finds an event's args again."""
+
+    collected: Collected
+    form: str  # how the format calls this file's layout ("object", "array")
+    truncated: bool
+    meta: dict[str, Any]
+    args: ArgsReader

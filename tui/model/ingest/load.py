@@ -1,0 +1,50 @@
+"""`load_trace`: from a path to a `Trace`, through the model cache or an importer."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import replace
+
+from ..errors import TraceError
+from ..trace import Format, Trace
+from .assemble import assemble
+from .cache import ModelCache
+from .formats import importer_for
+from .intermediate import Progress
+from .source import read_source, resolve
+
+
+def load_trace(
+    path: str | os.PathLike[str],
+    progress: Progress | None = None,
+    cache: ModelCache | None = None,
+) -> Trace:
+    """Load a trace file (or the newest trace in a folder).
+
+    Args:
+        progress: called after each chunk with (bytes done, bytes in all, events done); it may
+            raise to stop the load.
+        cache: where to find the model of a trace loaded before, and keep this one.
+
+    Raises:
+        TraceError: the file cannot be read or holds no trace; the message names both.
+    """
+    file, folder = resolve(path) if str(path) != "-" else (None, None)
+    if cache is not None and file is not None and stat.S_ISREG(os.stat(file).st_mode):
+        try:
+            key = cache.key(str(file))
+        except OSError as e:
+            raise TraceError(str(file), f"cannot read: {e.strerror or e}") from None
+        found = cache.get(key)
+        if found is not None:
+            found.format = replace(found.format, chosen_from=folder)
+            found.args_reader.open()  # here, in the loading thread, not on the first lookup
+            return found
+        trace = load_trace(path, progress)
+        cache.put(key, trace)
+        return trace
+    source = read_source(path)
+    imported = importer_for(source)(source, progress)
+    fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
+    return assemble(source.path, fmt, imported)

@@ -1,0 +1,299 @@
+"""The one spec of every table: its columns, their values, text, JSON keys, shares and sort keys.
+
+`summary` (text, Markdown, JSON, `--sort`) and the stats pane read these specs, so the tables
+cannot drift apart. The op table's columns and names are those of torch's
+`key_averages().table()`: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, the
+CUDA columns (when the trace has GPU work), the memory columns (when it has allocator records)
+and # of Calls. A share column is the row's value over the scope's total of its base column
+(torch's "Self CPU time total"), and sorts as that base column does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..analysis.kernels import KernelStat, kernel_stats
+from ..analysis.ops import OpStat, op_stats
+from ..analysis.scope import Scope
+from ..analysis.summary import Summary, summarize
+from ..timescale import format_bytes, format_duration
+from ..trace import Trace
+
+Row = Any  # an OpStat or a KernelStat: a table's rows are all of one kind
+
+
+@dataclass(frozen=True)
+class Totals:
+    """What shares are taken of, over every row of the scope (not only those shown)."""
+
+    self_cpu_ns: int = 0
+    self_cuda_ns: int = 0
+    gpu_ns: int = 0  # GPU work in the kernel table
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a table.
+
+    Attributes:
+        key: the sort key (`--sort`, the pane) and the base of the JSON key.
+        header: as torch names it.
+        value: the raw value of a row (sorted on, written to JSON).
+        text: the row's cell, given the totals.
+        json_key: where the value goes in JSON ("a.b" nests); None for share columns.
+        share_of: for a share column, the Totals field it is a share of.
+        needs: "gpu" or "memory" when shown only for traces that have GPU work or allocator
+            records.
+    """
+
+    key: str
+    header: str
+    value: Callable[[Row], Any]
+    text: Callable[[Row, Totals], str]
+    json_key: str | None
+    share_of: str | None = None
+    needs: str | None = None
+    numeric: bool = True
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table kind: its columns in order and the sort it starts with."""
+
+    name: str
+    columns: tuple[Column, ...]
+    default_sort: str
+
+    @property
+    def sort_keys(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(c.key for c in self.columns))
+
+    def shown(self, trace: Trace) -> list[Column]:
+        """The columns this trace has data for."""
+        has = {
+            "gpu": any(lane.kind == "gpu" for lane in trace.lanes),
+            "memory": len(trace.memory) > 0,
+        }
+        return [c for c in self.columns if c.needs is None or has[c.needs]]
+
+    def column(self, key: str) -> Column:
+        return next(c for c in self.columns if c.key == key and c.share_of is None)
+
+    def sort(self, rows: list[Row], key: str) -> list[Row]:
+        """Rows by `key`: numbers largest first, names A to Z."""
+        column = self.column(key)
+        return sorted(rows, key=column.value, reverse=column.numeric)
+
+
+def _duration(get: Callable[[Row], float]) -> Callable[[Row, Totals], str]:
+    return lambda r, _: format_duration(get(r))
+
+
+def _bytes(get: Callable[[Row], int]) -> Callable[[Row, Totals], str]:
+    return lambda r, _: format_bytes(get(r))
+
+
+def _share(get: Callable[[Row], float], total: str) -> Callable[[Row, Totals], str]:
+    def text(row: Row, totals: Totals) -> str:
+        whole = getattr(totals, total)
+        return f"{get(row) / whole:.2%}" if whole else "-"
+
+    return text
+
+
+def _plain(get: Callable[[Row], Any]) -> Callable[[Row, Totals], str]:
+    return lambda r, _: str(get(r))
+
+
+def _count(get: Callable[[Row], int]) -> Callable[[Row, Totals], str]:
+    return lambda r, _: f"{get(r):,}"
+
+
+def _ops() -> Table:
+    def self_cpu(r: OpStat) -> int:
+        return r.self_cpu_ns
+
+    def cpu_total(r: OpStat) -> int:
+        return r.cpu_total_ns
+
+    def self_cuda(r: OpStat) -> int:
+        return r.self_cuda_ns
+
+    def avg_ns(r: OpStat, total: int) -> int:
+        return round(total / r.calls) if r.calls else 0
+
+    def cpu_avg(r: OpStat) -> int:
+        return avg_ns(r, r.cpu_total_ns)
+
+    def cuda_avg(r: OpStat) -> int:
+        return avg_ns(r, r.cuda_total_ns)
+
+    def name(r: OpStat) -> str:
+        return r.name
+
+    columns = (
+        Column("name", "Name", name, _plain(name), "name", numeric=False),
+        Column(
+            "self_cpu", "Self CPU %", self_cpu, _share(self_cpu, "self_cpu_ns"), None, "self_cpu_ns"
+        ),
+        Column("self_cpu", "Self CPU", self_cpu, _duration(self_cpu), "self_cpu_ns"),
+        Column(
+            "cpu_total",
+            "CPU total %",
+            cpu_total,
+            _share(cpu_total, "self_cpu_ns"),
+            None,
+            "self_cpu_ns",
+        ),
+        Column("cpu_total", "CPU total", cpu_total, _duration(cpu_total), "cpu_total_ns"),
+        Column("cpu_avg", "CPU time avg", cpu_avg, _duration(cpu_avg), "cpu_avg_ns"),
+        Column(
+            "self_cuda", "Self CUDA", self_cuda, _duration(self_cuda), "self_cuda_ns", needs="gpu"
+        ),
+        Column(
+            "self_cuda",
+            "Self CUDA %",
+            self_cuda,
+            _share(self_cuda, "self_cuda_ns"),
+            None,
+            "self_cuda_ns",
+            needs="gpu",
+        ),
+        Column(
+            "cuda_total",
+            "CUDA total",
+            lambda r: r.cuda_total_ns,
+            _duration(lambda r: r.cuda_total_ns),
+            "cuda_total_ns",
+            needs="gpu",
+        ),
+        Column(
+            "cuda_avg", "CUDA time avg", cuda_avg, _duration(cuda_avg), "cuda_avg_ns", needs="gpu"
+        ),
+        *(
+            Column(key, header, get, _bytes(get), f"{key}_bytes", needs="memory")
+            for key, header, get in (
+                ("cpu_mem", "CPU Mem", lambda r: r.cpu_mem),
+                ("self_cpu_mem", "Self CPU Mem", lambda r: r.self_cpu_mem),
+                ("cuda_mem", "CUDA Mem", lambda r: r.cuda_mem),
+                ("self_cuda_mem", "Self CUDA Mem", lambda r: r.self_cuda_mem),
+            )
+        ),
+        Column("calls", "# of Calls", lambda r: r.calls, _count(lambda r: r.calls), "calls"),
+    )
+    return Table("ops", columns, "cpu_total")
+
+
+# Launch geometry Kineto writes on kernels: (sort key, header, the KernelStat.geometry label).
+_GEOMETRY = (
+    ("grid", "Grid", "grid"),
+    ("block", "Block", "block"),
+    ("registers", "Registers", "registers"),
+    ("shared_mem", "Shared mem", "shared mem"),
+    ("occupancy", "Occupancy %", "occupancy %"),
+)
+
+
+def _kernels() -> Table:
+    def name(r: KernelStat) -> str:
+        return r.name
+
+    def avg(r: KernelStat) -> int:
+        return round(r.avg_ns)
+
+    def geometry(label: str) -> Callable[[KernelStat], str]:
+        return lambda r: r.geometry.get(label, "")
+
+    columns = (
+        Column("name", "Name", name, _plain(name), "name", numeric=False),
+        Column("total", "Total", lambda r: r.total_ns, _duration(lambda r: r.total_ns), "total_ns"),
+        Column(
+            "total",
+            "GPU %",
+            lambda r: r.total_ns,
+            _share(lambda r: r.total_ns, "gpu_ns"),
+            None,
+            "gpu_ns",
+        ),
+        Column("avg", "Avg", avg, _duration(avg), "avg_ns"),
+        Column("min", "Min", lambda r: r.min_ns, _duration(lambda r: r.min_ns), "min_ns"),
+        Column("max", "Max", lambda r: r.max_ns, _duration(lambda r: r.max_ns), "max_ns"),
+        Column("calls", "# of Calls", lambda r: r.calls, _count(lambda r: r.calls), "calls"),
+        *(
+            Column(
+                key,
+                header,
+                geometry(label),
+                _plain(geometry(label)),
+                f"geometry.{label}",
+                numeric=False,
+            )
+            for key, header, label in _GEOMETRY
+        ),
+    )
+    return Table("kernels", columns, "total")
+
+
+OPS = _ops()
+KERNELS = _kernels()
+
+
+def table_for(kernels: bool) -> Table:
+    return KERNELS if kernels else OPS
+
+
+def cells(columns: list[Column], row: Row, totals: Totals) -> list[str]:
+    return [c.text(row, totals) for c in columns]
+
+
+def row_json(table: Table, row: Row) -> dict[str, Any]:
+    """Every value of a row under its JSON key, whatever columns the trace shows."""
+    out: dict[str, Any] = {}
+    for c in table.columns:
+        if c.json_key is None:
+            continue
+        *groups, key = c.json_key.split(".")
+        into = out
+        for g in groups:
+            into = into.setdefault(g, {})
+        value = c.value(row)
+        if not (groups and value == ""):  # geometry a kernel does not have is left out
+            into[key] = value
+    if table is KERNELS:
+        out["share"] = round(row.share, 6)
+        out.setdefault("geometry", {})
+    return out
+
+
+@dataclass(frozen=True)
+class ScopeReport:
+    """Everything the summary and the stats pane show for one scope."""
+
+    summary: Summary
+    table: Table
+    columns: list[Column]  # those the trace has data for
+    rows: list[Row]  # every row of the scope, sorted
+    totals: Totals
+    sort: str
+
+
+def scope_report(
+    trace: Trace, scope: Scope | None = None, kernels: bool = False, sort: str | None = None
+) -> ScopeReport:
+    """The summary strip, the table's rows and the totals for a scope (default: the trace).
+
+    The summary covers the scope's window, or the profiled steps for a scope without one.
+    """
+    scope = scope or Scope()
+    window = (scope.t0, scope.t1) if scope.t0 is not None and scope.t1 is not None else None
+    table = table_for(kernels)
+    ops = op_stats(trace, scope)
+    rows: list[Row] = list(kernel_stats(trace, scope)) if kernels else ops
+    gpu = sum(k.total_ns for k in rows) if kernels else 0
+    totals = Totals(sum(o.self_cpu_ns for o in ops), sum(o.self_cuda_ns for o in ops), gpu)
+    key = sort or table.default_sort
+    return ScopeReport(
+        summarize(trace, window), table, table.shown(trace), table.sort(rows, key), totals, key
+    )
