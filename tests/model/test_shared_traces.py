@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SHARED, shared_traces
+from tui.model.analysis.ops import op_stats
+from tui.model.analysis.summary import summarize
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 
@@ -51,14 +53,21 @@ def _expected(events: list) -> tuple[Counter, int, Counter]:
     return phases, slices, per_thread
 
 
-@pytest.mark.parametrize(
-    "path",
-    [p for p in TRACES if p.name not in NOT_TRACES],
+@pytest.fixture(
+    scope="module",
+    params=[p for p in TRACES if p.name not in NOT_TRACES],
     ids=lambda p: str(p.relative_to(SHARED)),
 )
-def test_real_trace_matches_an_independent_count(path):
-    trace = load_trace(path)
-    phases, slices, per_thread = _expected(_events(path))
+def real(request):
+    """(its events parsed with the stdlib, the model): each file parsed and loaded once
+    for all the tests below (pytest runs a module-scoped parameter's tests together)."""
+    path = request.param
+    return _events(path), load_trace(path)
+
+
+def test_real_trace_matches_an_independent_count(real):
+    events, trace = real
+    phases, slices, per_thread = _expected(events)
     assert trace.events_by_phase == phases
     assert len(trace.slices) == slices
     lanes = {(lane.pid, lane.tid): lane.slice_count for lane in trace.lanes if lane.kind != "async"}
@@ -127,23 +136,9 @@ GPU_WORK = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
 RUNTIME = {"cuda_runtime", "cuda_driver", "runtime", "mtia_runtime"}
 
 
-def _gpu_traces():
-    out = []
-    for path in TRACES:
-        if path.name in NOT_TRACES:
-            continue
-        events = _events(path)
-        if any(e.get("ph") == "X" and str(e.get("cat", "")).lower() in GPU_WORK for e in events):
-            out.append(path)
-    return out
-
-
-@pytest.mark.parametrize("path", _gpu_traces(), ids=lambda p: str(p.relative_to(SHARED)))
-def test_gpu_time_is_attributed_and_adds_up(path):
-    from tui.model.analysis.ops import op_stats
-    from tui.model.analysis.summary import summarize
-
-    events = _events(path)
+def test_gpu_time_is_attributed_and_adds_up(real):
+    """On every trace (those without GPU work included: zero everywhere)."""
+    events, trace = real
     launched = {
         e["args"]["correlation"]
         for e in events
@@ -165,7 +160,6 @@ def test_gpu_time_is_attributed_and_adds_up(path):
         for e in work
         if isinstance(e.get("args"), dict) and e["args"].get("correlation") in launched
     )
-    trace = load_trace(path)
     ops = op_stats(trace)
     unlaunched = next((o.self_cuda_ns for o in ops if o.name.startswith("(GPU work")), 0)
     attributed_ns = sum(o.self_cuda_ns for o in ops) - unlaunched

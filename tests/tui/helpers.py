@@ -1,20 +1,68 @@
-"""Opening the app on a trace and waiting until it is loaded, as every Pilot test starts."""
+"""How the tests open the app, and run the CLI as a user does."""
 
 from __future__ import annotations
 
+import io
+import subprocess
+import sys
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, redirect_stderr, redirect_stdout
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tui.cli import make_app
+from tui.cli import main, make_app
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
-async def loaded(path: Path | str, size: tuple[int, int] = (120, 30)) -> AsyncIterator[Any]:
-    """(pilot, app) with the trace at `path` loaded in a headless terminal of `size`."""
+async def loaded(
+    path: Path | str, size: tuple[int, int] = (120, 30), *, expect_error: bool = False
+) -> AsyncIterator[Any]:
+    """(pilot, app) with the trace at `path` loaded in a headless terminal of `size`.
+
+    The test fails if the app showed its error screen (an action raised), unless it says it
+    expects that.
+    """
     app = make_app(path)
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         yield pilot, app
+        await pilot.pause()
+    if not expect_error:
+        assert not app.shown_errors, f"the app showed its error screen: {app.shown_errors}"
+
+
+@dataclass(frozen=True)
+class Done:
+    """What a CLI run gave: as subprocess.CompletedProcess names it."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str, process: bool = False) -> Done:
+    """`trace-tui ARGS`: in this process through `main` (fast), or as `python -m tui` in a
+    subprocess (`process=True`, for what only a real process shows: the entry point, exit
+    codes, no traceback on the way out)."""
+    if process:
+        done = subprocess.run(
+            [sys.executable, "-m", "tui", *args],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        return Done(done.returncode, done.stdout, done.stderr)
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", write_through=True)
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        code = main(list(args))
+    stdout.flush()
+    stderr.flush()
+    return Done(code, out.getvalue().decode(), err.getvalue().decode())

@@ -1,4 +1,5 @@
-"""The CLI as a user runs it: a subprocess, its output and its exit status."""
+"""The CLI as a user runs it: its output and its exit status (in this process through `main`,
+and end to end as a subprocess where only a real process shows the difference)."""
 
 from __future__ import annotations
 
@@ -13,20 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import DATA
+from tests.tui.helpers import run
 from tui.cli import default_sample
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: str, module: str = "tui") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", module, *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
 
 
 def test_info_prints_lanes_and_counts():
@@ -78,7 +69,8 @@ def test_bad_input_is_one_line_exit_1_no_traceback(tmp_path, content, message, c
     path = tmp_path / "bad.json"
     if content is not None:
         path.write_bytes(content)
-    done = run(*command, str(path))
+    # End to end for one kind of damage: what reaches a real process's stderr.
+    done = run(*command, str(path), process=message == "binary data")
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and message in done.stderr
     assert done.stderr.startswith("trace-tui: ") and "Traceback" not in done.stderr
@@ -124,7 +116,7 @@ def test_console_script_and_module_agree():
         text=True,
         timeout=120,
     )
-    b = run("info", "--json", str(DATA / "nested_cpu.json"))
+    b = run("info", "--json", str(DATA / "nested_cpu.json"), process=True)
     assert a.returncode == b.returncode == 0
     assert json.loads(a.stdout) == json.loads(b.stdout)
 

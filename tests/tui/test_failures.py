@@ -13,7 +13,7 @@ from tui.widgets.timeline import Timeline
 
 
 async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
-    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
+    async with loaded(DATA / "gpu_streams.json", (100, 30), expect_error=True) as (pilot, app):
 
         def broken(*args, **kwargs):
             raise RuntimeError("a bug in children()")
@@ -27,6 +27,20 @@ async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
         assert app.screen is not None and not isinstance(app.screen, ErrorScreen)
         await pilot.press("right")  # still working
         assert timeline.trace.slice_name(timeline.selected) == "aten::add"
+    assert app.shown_errors == ["RuntimeError: a bug in children()"]
+
+
+async def test_an_error_screen_fails_a_test_that_does_not_expect_it(monkeypatch):
+    """The helper every Pilot test opens the app with: a key whose action raised, and whose
+    error screen was dismissed, still fails the test."""
+    raised = False
+    try:
+        async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, _):
+            monkeypatch.setattr(navigate, "children", lambda *a, **k: 1 / 0)
+            await pilot.press("right", "enter", "escape")
+    except AssertionError as error:
+        raised = "ZeroDivisionError" in str(error)
+    assert raised
 
 
 async def test_a_row_that_cannot_be_drawn_says_so(monkeypatch):

@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
-from tests.tui.test_cli import run
+from tests.tui.helpers import loaded, run
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
-from tui.cli import make_app
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.time_ruler import TimeRuler
@@ -42,18 +41,14 @@ async def test_gpu_trace_at_full_zoom_out():
 
 
 async def test_zoomed_in_with_a_kernel_selected():
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(100, 30)) as pilot:
-        await app.workers.wait_for_complete()
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
         await pilot.press("right", "enter", "right_square_bracket", "f")
         await pilot.pause()
         check("gpu_kernel_selected", screen_text(app))
 
 
 async def test_help_screen():
-    app = make_app(DATA / "gpu_streams.json")
-    async with app.run_test(size=(80, 40)) as pilot:
-        await app.workers.wait_for_complete()
+    async with loaded(DATA / "gpu_streams.json", (80, 40)) as (pilot, app):
         await pilot.press("question_mark")
         await pilot.pause()
         help_text = str(app.screen.query_one("Static").render())

@@ -1,4 +1,4 @@
-"""`trace-tui summary` in its three formats, run as a subprocess."""
+"""`trace-tui summary` in its three formats, as a user runs it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 import re
 
 from tests.conftest import DATA
-from tests.tui.test_cli import run
+from tests.tui.helpers import run
 
 
 def test_text_has_the_verdict_the_strip_and_the_table():
