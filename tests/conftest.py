@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 
-# Tests and the programs they start never touch the user's model cache.
-os.environ.setdefault("TRACE_TUI_CACHE_DIR", tempfile.mkdtemp(prefix="trace-tui-test-cache-"))
+# Tests and the programs they start never touch the user's model cache, and hypothesis keeps
+# nothing in the source tree: both live in one temporary folder, removed at the end.
+# (Once: test modules import this file again as `tests.conftest`.)
+_SCRATCH = os.environ.get("TRACE_TUI_TESTS_SCRATCH") or tempfile.mkdtemp(prefix="trace-tui-tests-")
+os.environ["TRACE_TUI_TESTS_SCRATCH"] = _SCRATCH
+os.environ["TRACE_TUI_CACHE_DIR"] = os.path.join(_SCRATCH, "cache")
+os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_SCRATCH, "hypothesis")
+
+from hypothesis import settings  # noqa: E402 (reads its storage folder on import)
+
+settings.register_profile("trace-tui", database=None)
+settings.load_profile("trace-tui")
 
 DATA = Path(__file__).parent / "data"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
@@ -34,3 +45,8 @@ def shared() -> Path:
     if not SHARED.is_dir():
         pytest.skip(f"real traces not present: {SHARED} is missing")
     return SHARED
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    # The very last hook: hypothesis may still write its caches at the end of the session.
+    shutil.rmtree(_SCRATCH, ignore_errors=True)

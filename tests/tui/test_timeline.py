@@ -17,7 +17,7 @@ from tests.conftest import DATA
 from tests.tui.helpers import loaded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
-from tui.widgets.timeline import Timeline
+from tui.widgets.timeline import CACHED_SCREENS, Timeline
 
 SPAN = 92_000
 
@@ -202,3 +202,20 @@ async def test_resizing_keeps_working(ui):
         await pilot.pause()
         assert len(t.render_line(4).text) == t.size.width
         await pilot.press("right", "w", "d")
+
+
+async def test_the_strip_cache_is_bounded_and_a_theme_change_repaints(ui):
+    pilot, t = ui
+    first = t.render_line(2)
+    for _ in range(12):  # selection changes keep adding strips; old ones must go
+        await pilot.press("right")
+        for y in range(t.size.height):
+            t.render_line(y)
+    assert len(t._strips) <= CACHED_SCREENS * t.size.height
+    before = t.render_line(2)
+    assert t.render_line(2) is before
+    t.app.theme = "textual-light" if t.app.theme != "textual-light" else "textual-dark"
+    await pilot.pause()
+    after = t.render_line(2)
+    assert after is not before and after is not first
+    assert after.text == before.text  # same content, painted again in the new styles

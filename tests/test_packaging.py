@@ -1,0 +1,76 @@
+"""A normal install (a wheel, as pip or pipx makes it) works: it holds the bundled sample, the
+stylesheet and every package, and its `trace-tui` opens the sample with no path."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _source_tree(dest: Path) -> Path:
+    """The files git would ship (tracked and new), copied, so the build leaves nothing here."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.split(b"\0")
+    for name in filter(None, listed):
+        src = ROOT / name.decode()
+        if src.is_file():
+            (dest / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, dest / name.decode())
+    return dest
+
+
+def test_the_wheel_installs_and_opens_its_sample(tmp_path):
+    tree = _source_tree(tmp_path / "src")
+    wheels = tmp_path / "wheels"
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+    subprocess.run([*build, "-w", str(wheels), str(tree)], check=True, capture_output=True)
+    (wheel,) = wheels.glob("trace_tui-*.whl")
+    venv = tmp_path / "venv"
+    # The viewer's dependencies come from this interpreter's site-packages; the package itself
+    # only from the wheel.
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        check=True,
+    )
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            *[str(wheel)],
+        ],
+        check=True,
+        capture_output=True,
+    )
+    where = subprocess.run(
+        [str(python), "-c", "import tui, tui.model.ingest.chrome_json; print(tui.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert where.stdout.startswith(str(venv)), "the installed package, not the source tree"
+    done = subprocess.run(
+        [str(venv / "bin" / "trace-tui"), "info"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "transformer_128_cpu.pt.trace.json.gz" in done.stdout and "slices" in done.stdout
+    assert str(venv) in done.stdout.splitlines()[0]
