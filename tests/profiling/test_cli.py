@@ -80,3 +80,16 @@ def test_cuda_without_a_gpu_exits_2(tmp_path):
     done = run("matmul", "--device", "cuda", "--out", str(tmp_path / "t.json"))
     assert done.returncode == 2 and "no CUDA device" in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_view_starts_the_viewer_as_its_own_process(tmp_path, monkeypatch):
+    """The backend imports nothing of the viewer: `--view` runs `python -m tui TRACE`."""
+    pytest.importorskip("torch")
+    from profiling import cli
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda argv: started.append(argv) or 0)
+    out = tmp_path / "m.pt.trace.json"
+    argv = ["matmul", "--size", "8", "--device", "cpu", "--steps", "1", "--out", str(out)]
+    assert cli.main([*argv, "--view"]) == 0
+    assert started == [[sys.executable, "-m", "tui", str(out)]] and out.is_file()
