@@ -46,6 +46,9 @@ class TraceApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("t", "toggle_stats", "Stats"),
+        # The pane's own keys, also while the timeline has the focus (the pane declares them).
+        Binding("x", "pane('toggle_kernels')", show=False),
+        Binding("v", "pane('next_scope')", show=False),
         Binding("escape", "close_search", "Close search", show=False),
     ]
 
@@ -94,6 +97,7 @@ class TraceApp(App[None]):
         """Load in a thread; only messages cross back to the event loop."""
         try:
             trace = load_trace(self.path, progress=self._progress, cache=self.cache)
+            trace.args_reader.open()  # here, not on the first lookup in the UI thread
         except LoadCancelled:
             return
         except TraceError as e:
@@ -183,6 +187,10 @@ class TraceApp(App[None]):
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(lambda: pane.query_one("#stats").focus())
 
+    async def action_pane(self, action: str) -> None:
+        for pane in self.query(StatsPane):
+            await pane.run_action(action)
+
     @guarded
     def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
         if self.trace is None:
@@ -194,7 +202,9 @@ class TraceApp(App[None]):
             timeline.show_longest(rows)
 
     def action_help(self) -> None:
-        bindings = [*Timeline.BINDINGS, *StatsPane.BINDINGS, *self.BINDINGS]
+        forwarded = {"pane('toggle_kernels')", "pane('next_scope')"}
+        own = [b for b in self.BINDINGS if not (isinstance(b, Binding) and b.action in forwarded)]
+        bindings = [*Timeline.BINDINGS, *StatsPane.BINDINGS, *own]
         self.push_screen(HelpScreen(bindings))
 
     def action_search(self) -> None:

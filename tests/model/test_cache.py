@@ -17,7 +17,6 @@ from tests.conftest import DATA
 from tui.model.ingest import load as load_module
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
-from tui.model.ingest.chrome_json import args as args_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -56,19 +55,18 @@ def test_a_hit_needs_no_parsing(tmp_path, trace_file, monkeypatch):
     assert again.args(0) == first.args(0)  # args still come from the file, on demand
 
 
-def test_a_hit_reopens_the_file_while_loading_not_on_the_first_lookup(
-    tmp_path, trace_file, monkeypatch
-):
-    gz = tmp_path / "t.json.gz"
-    gz.write_bytes(gzip.compress(trace_file.read_bytes()))
+def test_a_hit_through_another_path_reads_args_from_that_file(tmp_path, monkeypatch):
+    """The entry was written through `t.json` in one folder; a hit through `d1/t.json` from
+    another folder (beside a different `t.json`) must read the args of the file it named."""
+    (tmp_path / "d1").mkdir()
+    shutil.copy(DATA / "gpu_streams.json", tmp_path / "d1" / "t.json")
+    (tmp_path / "t.json").write_text((DATA / "nested_cpu.json").read_text())
     cache = ModelCache(tmp_path / "cache")
-    first = load_trace(gz, cache=cache)
-    again = load_trace(gz, cache=cache)  # a hit: the gzip file is decompressed again here
-
-    def no_reading(*args, **kwargs):
-        raise AssertionError("the file was read on a lookup")
-
-    monkeypatch.setattr(args_module, "read_source", no_reading)
+    monkeypatch.chdir(tmp_path / "d1")
+    first = load_trace("t.json", cache=cache)
+    monkeypatch.chdir(tmp_path)
+    again = load_trace("d1/t.json", cache=cache)
+    assert again.path == "d1/t.json"
     assert [again.args(r) for r in range(len(again.slices))] == [
         first.args(r) for r in range(len(first.slices))
     ]

@@ -10,11 +10,12 @@ from tests.conftest import DATA
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.memory import OUTSIDE_OPS
 from tui.model.analysis.ops import UNLAUNCHED, op_rows
-from tui.model.analysis.scope import Scope, scope_named
+from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_at
 from tui.model.ingest import load_trace
 from tui.model.present import navigate as nav
 from tui.model.present.raster import Row, RowSlices, gap_cells, layout
+from tui.model.present.scopes import scope_named
 
 US = 1000
 

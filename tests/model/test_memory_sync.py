@@ -8,6 +8,8 @@ outside any op.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.conftest import DATA
@@ -70,3 +72,20 @@ def test_counter_details(trace):
     details = dict(counter_details(trace, index, (0, 40 * US)))
     assert details["at the centre"].startswith("1000 B")
     assert details["highest in view"] == "1000 B"
+
+
+def test_an_allocator_number_beyond_int64_skips_that_record(tmp_path):
+    p = tmp_path / "t.json"
+    big = {"Bytes": 2**70, "Total Allocated": 1, "Total Reserved": 1, "Device Type": 1}
+    ok = {"Bytes": 8, "Total Allocated": 8, "Total Reserved": 8, "Device Type": 1}
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 10},
+        *(
+            {"ph": "i", "s": "t", "name": "[memory]", "pid": 1, "tid": 1, "ts": t, "args": a}
+            for t, a in ((1, {**big, "Device Id": 0}), (2, {**ok, "Device Id": 0}))
+        ),
+    ]
+    p.write_text(json.dumps(events))
+    trace = load_trace(p)
+    assert len(trace.memory) == 1
+    assert trace.skipped["[memory] event without its byte counts"] == 1

@@ -125,3 +125,11 @@ def test_json_rows_carry_every_value_under_its_key():
         "share",
         "geometry",
     }
+
+
+def test_geometry_sorts_as_numbers_and_blanks_go_last():
+    rows = kernel_stats(load_trace(DATA / "attribution.json"))
+    by_registers = [r.geometry.get("registers", "") for r in KERNELS.sort(rows, "registers")]
+    assert by_registers[0] == "32" and by_registers[-1] == ""
+    by_grid = [r.geometry.get("grid", "") for r in KERNELS.sort(rows, "grid")]
+    assert by_grid[0] == "4x1x1"

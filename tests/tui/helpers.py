@@ -12,20 +12,25 @@ from pathlib import Path
 from typing import Any
 
 from tui.cli import main, make_app
+from tui.model.ingest.cache import ModelCache
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @asynccontextmanager
 async def loaded(
-    path: Path | str, size: tuple[int, int] = (120, 30), *, expect_error: bool = False
+    path: Path | str,
+    size: tuple[int, int] = (120, 30),
+    *,
+    expect_error: bool = False,
+    cache: ModelCache | None = None,
 ) -> AsyncIterator[Any]:
     """(pilot, app) with the trace at `path` loaded in a headless terminal of `size`.
 
     The test fails if the app showed its error screen (an action raised), unless it says it
     expects that.
     """
-    app = make_app(path)
+    app = make_app(path, cache)
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

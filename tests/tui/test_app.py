@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import gzip
+
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
 from tui.cli import make_app
+from tui.model.ingest import load_trace
+from tui.model.ingest.cache import ModelCache
+from tui.model.ingest.chrome_json import args as args_module
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
@@ -62,3 +67,21 @@ async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
         lines = str(app.query_one(TraceSummary).render()).splitlines()
         assert lines[0].endswith("TRUNCATED")
         assert lines[1] == "skipped 1 events (1 incomplete last event)"
+
+
+async def test_a_cached_gzip_trace_is_reopened_by_the_loader_not_on_the_first_lookup(
+    tmp_path, monkeypatch
+):
+    gz = tmp_path / "t.json.gz"
+    gz.write_bytes(gzip.compress((DATA / "gpu_streams.json").read_bytes()))
+    cache = ModelCache(tmp_path / "cache")
+    load_trace(gz, cache=cache)  # the entry
+    async with loaded(gz, cache=cache) as (pilot, app):
+
+        def no_reading(*args, **kwargs):
+            raise AssertionError("the file was read again on the UI thread")
+
+        monkeypatch.setattr(args_module, "read_source", no_reading)
+        await pilot.press("right", "enter")  # a slice with args
+        details = str(app.query_one(SliceDetails).render())
+        assert "External id" in details or "correlation" in details

@@ -141,7 +141,9 @@ class ArgsReader(Protocol):
         """Make lookups ready (open the file again after a cache hit); called off the UI."""
         ...
 
-    def nbytes(self) -> int: ...
+    def nbytes(self) -> int:
+        """Bytes of the tables it holds."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -217,7 +219,8 @@ class Trace:
         return self.args_of_event(int(self.slices.event[row]))
 
     def nbytes(self) -> int:
-        """Bytes held by the columnar model (not the interned strings or the file buffer)."""
+        """Bytes held by the columnar model and the args reader's tables (not the interned
+        strings or the file buffer)."""
         arrays: list[Any] = [
             *vars(self.slices).values(),
             *vars(self.launches).values(),
@@ -225,5 +228,5 @@ class Trace:
             *vars(self.instants).values(),
             *vars(self.memory).values(),
         ]
-        total = sum(int(a.nbytes) for a in arrays)
+        total = sum(int(a.nbytes) for a in arrays) + self.args_reader.nbytes()
         return total + sum(int(c.ts.nbytes + c.values.nbytes) for c in self.counters)

@@ -11,8 +11,9 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tui.model.analysis.scope import SCOPE_NAMES, Scope, scope_named
+from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
+from tui.model.present.scopes import SCOPE_NAMES, scope_named
 from tui.model.present.tables import ScopeReport, scope_report
 from tui.model.text import printable
 from tui.model.timescale import format_duration

@@ -30,6 +30,7 @@ class StatsTable(DataTable[Text]):
         self.name_cell: Callable[[str], str] = str
         self.table_name = ""
         self.sort_key = ""
+        self.sort_column = -1  # the column pressed, which shows the mark (-1: the default's)
         self.descending = True
         self.filter_text = ""
         self._shown: list[Row] = []
@@ -42,7 +43,7 @@ class StatsTable(DataTable[Text]):
         """New rows (a new scope or table kind); a new kind starts from its default sort."""
         if report.table.name != self.table_name:
             self.table_name = report.table.name
-            self.sort_key = report.sort
+            self.sort_key, self.sort_column = report.sort, -1
             self.descending = report.table.column(report.sort).numeric
         self.report, self.name_cell = report, name_cell
         self._fill()
@@ -56,11 +57,14 @@ class StatsTable(DataTable[Text]):
         if column >= len(columns):
             return
         key = columns[column].key
-        if key == self.sort_key:
+        pressed_again = column == self.sort_column or (
+            self.sort_column < 0 and key == self.sort_key and columns[column].share_of is None
+        )
+        if pressed_again:
             self.descending = not self.descending
         else:
-            self.sort_key = key
             self.descending = columns[column].numeric  # times and counts: largest first
+        self.sort_key, self.sort_column = key, column
         self._fill()
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
@@ -89,7 +93,10 @@ class StatsTable(DataTable[Text]):
             return
         totals = self.report.totals
         for i, column in enumerate(self.columns_spec):
-            sorted_here = column.key == self.sort_key and column.share_of is None
+            if self.sort_column >= 0:
+                sorted_here = i == self.sort_column
+            else:
+                sorted_here = column.key == self.sort_key and column.share_of is None
             mark = (" ▼" if self.descending else " ▲") if sorted_here else ""
             self.add_column(Text(column.header + mark), key=str(i))
         self._shown = self.visible_rows()

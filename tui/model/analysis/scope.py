@@ -8,10 +8,6 @@ import numpy as np
 import numpy.typing as npt
 
 from ..trace import Trace
-from .steps import step_at
-
-# The scopes `v` cycles through, in order.
-SCOPE_NAMES = ("trace", "view", "step", "subtree")
 
 
 @dataclass(frozen=True)
@@ -38,32 +34,3 @@ class Scope:
             inside &= s.depth >= s.depth[self.root]
             mask &= inside
         return mask
-
-
-@dataclass(frozen=True)
-class NamedScope:
-    """A scope as the user picked it: which of SCOPE_NAMES applied, and a label to show."""
-
-    name: str
-    label: str
-    scope: Scope
-
-
-def scope_named(trace: Trace, name: str, window: tuple[int, int], selected: int) -> NamedScope:
-    """One of SCOPE_NAMES for the view and the selected slice (-1: none).
-
-    `step` is the profiler step holding the selected slice (else the view's centre); without
-    one it falls to `subtree`, and `subtree` without a selection to the whole trace.
-    """
-    s = trace.slices
-    if name == "view":
-        return NamedScope(name, name, Scope(*window))
-    if name == "step":
-        t = int(s.start[selected]) if selected >= 0 else sum(window) // 2
-        step = step_at(trace, t)
-        if step is not None:
-            return NamedScope(name, f"step {step[0]}", Scope(step[1], step[2]))
-        name = "subtree"
-    if name == "subtree" and selected >= 0:
-        return NamedScope(name, f"under {trace.slice_name(selected)}", Scope(root=selected))
-    return NamedScope("trace", "trace", Scope())

@@ -78,13 +78,17 @@ class ModelCache:
     def entry(self, key: str) -> Path:
         return self.folder / f"{key}.npz"
 
-    def get(self, key: str) -> Trace | None:
-        """The cached model, or None (a damaged entry is removed)."""
+    def get(self, key: str, path: str) -> Trace | None:
+        """The cached model of the file now at `path`, or None (a damaged entry is removed).
+
+        The model is given this path (its args are read from there): the entry may have been
+        written through another path to the same file.
+        """
         entry = self.entry(key)
         if not entry.exists():
             return None
         try:
-            trace = _read(entry)
+            trace = _read(entry, path)
             os.utime(entry)  # most recently used: evicted last
             return trace
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError):
@@ -107,12 +111,22 @@ class ModelCache:
         self._evict()
 
     def _evict(self) -> None:
-        entries = sorted(self.folder.glob("*.npz"), key=lambda p: p.stat().st_mtime)
-        total = sum(p.stat().st_size for p in entries)
-        for old in entries[:-1]:  # never the one just written
+        # Other viewers write and evict in the same folder: files may go while we look.
+        sizes: list[tuple[float, int, Path]] = []
+        for p in self.folder.glob("*.npz"):
+            if p.name.startswith(".write-"):
+                continue  # another process's entry being written
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            sizes.append((st.st_mtime, st.st_size, p))
+        sizes.sort()
+        total = sum(size for _, size, _ in sizes)
+        for _, size, old in sizes[:-1]:  # never the one just written
             if total <= self.max_bytes:
                 break
-            total -= old.stat().st_size
+            total -= size
             old.unlink(missing_ok=True)
 
 
@@ -153,7 +167,7 @@ def _arrays(trace: Trace) -> dict[str, Any]:
     return out
 
 
-def _read(entry: Path) -> Trace:
+def _read(entry: Path, path: str) -> Trace:
     with np.load(entry, allow_pickle=False) as npz:
         arrays = {name: npz[name] for name in npz.files}
     meta: dict[str, Any] = json.loads(arrays.pop("meta").tobytes())
@@ -179,7 +193,7 @@ def _read(entry: Path) -> Trace:
     make_reader = ARGS_READERS[meta["args_reader"]]
     reader_arrays = {k[len("args.") :]: v for k, v in arrays.items() if k.startswith("args.")}
     return Trace(
-        path=meta["path"],
+        path=path,
         format=Format(**meta["format"]),
         names=meta["names"],
         categories=meta["categories"],
@@ -200,5 +214,5 @@ def _read(entry: Path) -> Trace:
         events_by_phase=Counter(meta["events_by_phase"]),
         skipped=Counter(meta["skipped"]),
         adjusted=Counter(meta["adjusted"]),
-        args_reader=make_reader(meta["path"], reader_arrays),
+        args_reader=make_reader(path, reader_arrays),
     )

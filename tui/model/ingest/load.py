@@ -36,10 +36,9 @@ def load_trace(
             key = cache.key(str(file))
         except OSError as e:
             raise TraceError(str(file), f"cannot read: {e.strerror or e}") from None
-        found = cache.get(key)
+        found = cache.get(key, str(file))
         if found is not None:
             found.format = replace(found.format, chosen_from=folder)
-            found.args_reader.open()  # here, in the loading thread, not on the first lookup
             return found
         trace = load_trace(path, progress)
         cache.put(key, trace)

@@ -91,6 +91,11 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     lines = [
         ("Verdict", summary.verdict.label),
         ("Why", summary.verdict.reason),
+        # The table (and its totals) covers the scope; the GPU numbers below cover this window.
+        (
+            "Window",
+            f"+{format_duration(summary.window[0])} to +{format_duration(summary.window[1])}",
+        ),
         ("Self CPU time total", format_duration(totals.self_cpu_ns)),
         ("Self CUDA time total", format_duration(totals.self_cuda_ns)),
         ("GPU busy", f"{e.gpu_busy:.1%} of {format_duration(e.wall_ns)}"),

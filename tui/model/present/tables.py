@@ -4,8 +4,9 @@
 cannot drift apart. The op table's columns and names are those of torch's
 `key_averages().table()`: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, the
 CUDA columns (when the trace has GPU work), the memory columns (when it has allocator records)
-and # of Calls. A share column is the row's value over the scope's total of its base column
-(torch's "Self CPU time total"), and sorts as that base column does.
+and # of Calls. A share column is the row's value over a total of the scope, as torch takes
+them: Self CPU % and CPU total % over the Self CPU time total, Self CUDA % over the Self CUDA
+time total, a kernel's GPU % over the GPU time of the kernel table; it sorts as its value column.
 """
 
 from __future__ import annotations
@@ -206,6 +207,9 @@ def _kernels() -> Table:
     def geometry(label: str) -> Callable[[KernelStat], str]:
         return lambda r: r.geometry.get(label, "")
 
+    def geometry_size(label: str) -> Callable[[KernelStat], float]:
+        return lambda r: _size(r.geometry.get(label, ""))
+
     columns = (
         Column("name", "Name", name, _plain(name), "name", numeric=False),
         Column("total", "Total", lambda r: r.total_ns, _duration(lambda r: r.total_ns), "total_ns"),
@@ -222,18 +226,23 @@ def _kernels() -> Table:
         Column("max", "Max", lambda r: r.max_ns, _duration(lambda r: r.max_ns), "max_ns"),
         Column("calls", "# of Calls", lambda r: r.calls, _count(lambda r: r.calls), "calls"),
         *(
-            Column(
-                key,
-                header,
-                geometry(label),
-                _plain(geometry(label)),
-                f"geometry.{label}",
-                numeric=False,
-            )
+            Column(key, header, geometry_size(label), _plain(geometry(label)), f"geometry.{label}")
             for key, header, label in _GEOMETRY
         ),
     )
     return Table("kernels", columns, "total")
+
+
+def _size(text: str) -> float:
+    """A geometry value as a number to sort on: 32 -> 32, a 4x2x1 grid -> 8 (blocks in all);
+    -1 where the kernel has none, so those sort last."""
+    try:
+        size = 1.0
+        for part in text.split("x"):
+            size *= float(part)
+        return size
+    except ValueError:
+        return -1.0
 
 
 OPS = _ops()
@@ -258,9 +267,12 @@ def row_json(table: Table, row: Row) -> dict[str, Any]:
         into = out
         for g in groups:
             into = into.setdefault(g, {})
-        value = c.value(row)
-        if not (groups and value == ""):  # geometry a kernel does not have is left out
-            into[key] = value
+        if groups:  # geometry: the text as Kineto wrote it, left out where a kernel has none
+            text = c.text(row, Totals())
+            if text:
+                into[key] = text
+        else:
+            into[key] = c.value(row)
     if table is KERNELS:
         out["share"] = round(row.share, 6)
         out.setdefault("geometry", {})

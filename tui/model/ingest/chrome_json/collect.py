@@ -246,7 +246,7 @@ def _memory(out: Collected, chunk: Chunk, rows: list[int]) -> None:
             if a is not None
             else [None]
         )
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in numbers):
+        if not all(_int64(v) for v in numbers):
             out.skipped["[memory] event without its byte counts"] += 1
             continue
         size, allocated, reserved, device_type, device_id = numbers
@@ -278,3 +278,7 @@ def _counters(
             if isinstance(value, int | float) and not isinstance(value, bool):
                 series = out.counters.setdefault((pid, f"{base}.{key}"), [])
                 series.append((float(e.ts or 0.0), float(value)))
+
+
+def _int64(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63
