@@ -23,6 +23,24 @@ settings.register_profile("trace-tui", database=None)
 settings.load_profile("trace-tui")
 
 DATA = Path(__file__).parent / "data"
+# torch's key_averages().table() columns, in its order (torch/autograd/profiler_util.py).
+TORCH_ORDER = [
+    "Name",
+    "Self CPU %",
+    "Self CPU",
+    "CPU total %",
+    "CPU total",
+    "CPU time avg",
+    "Self CUDA",
+    "Self CUDA %",
+    "CUDA total",
+    "CUDA time avg",
+    "CPU Mem",
+    "Self CPU Mem",
+    "CUDA Mem",
+    "Self CUDA Mem",
+    "# of Calls",
+]
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 

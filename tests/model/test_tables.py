@@ -5,30 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DATA
+from tests.conftest import DATA, TORCH_ORDER
 from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.scope import Scope
 from tui.model.ingest import load_trace
 from tui.model.present.tables import KERNELS, OPS, cells, row_json, scope_report
-
-TORCH_ORDER = [
-    "Name",
-    "Self CPU %",
-    "Self CPU",
-    "CPU total %",
-    "CPU total",
-    "CPU time avg",
-    "Self CUDA",
-    "Self CUDA %",
-    "CUDA total",
-    "CUDA time avg",
-    "CPU Mem",
-    "Self CPU Mem",
-    "CUDA Mem",
-    "Self CUDA Mem",
-    "# of Calls",
-]
 
 
 def test_the_op_table_has_torchs_columns_in_torchs_order():
