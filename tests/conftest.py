@@ -41,6 +41,21 @@ TORCH_ORDER = [
     "Self CUDA Mem",
     "# of Calls",
 ]
+# The JSON keys of an op row (`summary --format json`), as documented in present/report.py.
+OP_JSON_KEYS = {
+    "name",
+    "calls",
+    "self_cpu_ns",
+    "cpu_total_ns",
+    "cpu_avg_ns",
+    "self_cuda_ns",
+    "cuda_total_ns",
+    "cuda_avg_ns",
+    "self_cpu_mem_bytes",
+    "cpu_mem_bytes",
+    "self_cuda_mem_bytes",
+    "cuda_mem_bytes",
+}
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DATA, TORCH_ORDER
+from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER
 from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.scope import Scope
@@ -79,20 +79,7 @@ def test_json_rows_carry_every_value_under_its_key():
     trace = load_trace(DATA / "memory_sync.json")
     row = op_stats(trace)[0]
     doc = row_json(OPS, row)
-    assert set(doc) == {
-        "name",
-        "self_cpu_ns",
-        "cpu_total_ns",
-        "cpu_avg_ns",
-        "self_cuda_ns",
-        "cuda_total_ns",
-        "cuda_avg_ns",
-        "cpu_mem_bytes",
-        "self_cpu_mem_bytes",
-        "cuda_mem_bytes",
-        "self_cuda_mem_bytes",
-        "calls",
-    }
+    assert set(doc) == OP_JSON_KEYS
     assert doc["self_cpu_ns"] == row.self_cpu_ns and doc["calls"] == row.calls
     kernel = kernel_stats(load_trace(DATA / "attribution.json"))
     k1 = row_json(KERNELS, next(k for k in kernel if k.name == "K1"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 
-from tests.conftest import DATA, TORCH_ORDER
+from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER
 from tests.tui.helpers import run
 
 
@@ -51,20 +51,7 @@ def test_json_schema_sort_top_and_step(tmp_path):
     assert doc["summary"]["gpu_busy_ns"] == 41_000 and doc["summary"]["wall_ns"] == 100_000
     assert doc["summary"]["self_cuda_total_ns"] == 51_000
     assert doc["table"] == "ops" and [r["name"] for r in doc["rows"]] == ["outer", "inner", "graph"]
-    assert set(doc["rows"][0]) == {
-        "name",
-        "calls",
-        "self_cpu_ns",
-        "cpu_total_ns",
-        "cpu_avg_ns",
-        "self_cuda_ns",
-        "cuda_total_ns",
-        "cuda_avg_ns",
-        "self_cpu_mem_bytes",
-        "cpu_mem_bytes",
-        "self_cuda_mem_bytes",
-        "cuda_mem_bytes",
-    }
+    assert set(doc["rows"][0]) == OP_JSON_KEYS
     step = run("summary", str(DATA / "nested_cpu.json"), "--format", "json", "--step", "2")
     doc = json.loads(step.stdout)
     assert doc["window_ns"] == [100_000, 160_000]

@@ -14,7 +14,7 @@ from textual.widgets import Input, Static
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
-from tui.model.present.tables import ScopeReport, scope_report
+from tui.model.present.tables import scope_report
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -58,7 +58,6 @@ class StatsPane(Vertical):
         self.scope_label = "trace"
         self.scope = Scope()
         self.window, self.selected = window, selected  # the timeline's, for `v`
-        self.report: ScopeReport | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
@@ -86,7 +85,7 @@ class StatsPane(Vertical):
 
     def rebuild(self) -> None:
         table = self.query_one(StatsTable)
-        self.report = report = scope_report(self.trace, self.scope, self.kernels)
+        report = scope_report(self.trace, self.scope, self.kernels)
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))
         lines = Text(summary.verdict.label.upper(), style="bold reverse")

@@ -164,8 +164,8 @@ def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> list[st
     rows = [[shown(c, 500) for c in row] for row in rows]
     if markdown:
 
-        def line(cells: list[str]) -> str:
-            return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        def line(row: list[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
 
         return [line(headers), "|" + "---|" * len(headers), *(line(r) for r in rows)]
     widths = [

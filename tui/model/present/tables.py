@@ -43,7 +43,8 @@ class Column:
         header: as torch names it.
         value: the raw value of a row (sorted on, written to JSON).
         text: the row's cell, given the totals.
-        json_key: where the value goes in JSON ("a.b" nests); None for share columns.
+        json_key: where the value goes in JSON ("a.b" nests); None to leave it out.
+        json_value: what JSON gets, when not `value` (a share as a fraction, say).
         share_of: for a share column, the Totals field it is a share of.
         needs: "gpu" or "memory" when shown only for traces that have GPU work or allocator
             records.
@@ -57,6 +58,7 @@ class Column:
     share_of: str | None = None
     needs: str | None = None
     numeric: bool = True
+    json_value: Callable[[Row], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -218,8 +220,9 @@ def _kernels() -> Table:
             "GPU %",
             lambda r: r.total_ns,
             _share(lambda r: r.total_ns, "gpu_ns"),
-            None,
+            "share",
             "gpu_ns",
+            json_value=lambda r: round(r.share, 6),
         ),
         Column("avg", "Avg", avg, _duration(avg), "avg_ns"),
         Column("min", "Min", lambda r: r.min_ns, _duration(lambda r: r.min_ns), "min_ns"),
@@ -272,10 +275,7 @@ def row_json(table: Table, row: Row) -> dict[str, Any]:
             if text:
                 into[key] = text
         else:
-            into[key] = c.value(row)
-    if table is KERNELS:
-        out["share"] = round(row.share, 6)
-        out.setdefault("geometry", {})
+            into[key] = (c.json_value or c.value)(row)
     return out
 
 
