@@ -80,6 +80,13 @@ def shared() -> Path:
     return SHARED
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    from tests import tools
+
+    if any(item.nodeid.endswith("test_tool_passes[mypy]") for item in session.items):
+        tools.start("mypy")  # on the other core, while the rest runs (tests/tools.py)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     # The very last hook: hypothesis may still write its caches at the end of the session.
     shutil.rmtree(_SCRATCH, ignore_errors=True)

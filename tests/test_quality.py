@@ -2,32 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests import tools
+
+ROOT = tools.ROOT
 
 
-def _tool(name: str) -> str:
-    path = Path(sys.executable).parent / name
-    if not path.exists():
+@pytest.mark.parametrize("check", list(tools.COMMANDS))
+def test_tool_passes(check):
+    name = tools.COMMANDS[check][0]
+    if not tools.executable(name).exists():
         pytest.fail(f"{name} is not installed (pip install -e '.[test]')")
-    return str(path)
-
-
-@pytest.mark.parametrize(
-    "command",
-    [["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]],
-    ids=["ruff-check", "ruff-format", "mypy"],
-)
-def test_tool_passes(command):
-    done = subprocess.run(
-        [_tool(command[0]), *command[1:]], capture_output=True, text=True, cwd=ROOT, timeout=600
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
+    code, output = tools.result(check)
+    assert code == 0, output
 
 
 def test_ci_runs_the_readme_test_command_exactly():
