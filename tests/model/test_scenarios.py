@@ -6,6 +6,7 @@ import numpy as np
 
 from tests.conftest import DATA
 from tui.model.analysis.memory import counter_series
+from tui.model.analysis.ops import op_stats
 from tui.model.ingest import load_trace
 
 
@@ -68,7 +69,7 @@ def test_launches_link_by_flow_by_correlation_and_one_to_many():
     assert len(trace.flows) == 0
 
 
-def test_overlaps_go_to_extra_rows_and_bad_events_are_counted():
+def test_overlaps_nest_as_torch_nests_them_and_bad_events_are_counted():
     trace = load_trace(DATA / "overlaps_and_zero.json")
     lane = trace.lanes[0]
     s = trace.slices
@@ -85,9 +86,11 @@ def test_overlaps_go_to_extra_rows_and_bad_events_are_counted():
     assert s.depth[names["same-start child"]] == 1
     assert s.parent[names["same-start child"]] == names["parent"]
     assert s.depth[names["zero"]] == 1 and s.depth[names["zero twin"]] == 1
-    # "overlapper" starts inside "parent" and ends after it: it cannot nest, and is not dropped.
-    assert s.depth[names["overlapper"]] >= lane.levels
-    assert lane.rows == lane.levels + 1
+    # "overlapper" starts inside "parent" and ends after it: as in torch's tree it is not
+    # parent's child but its sibling, on parent's row, and "after" (inside it) is its child.
+    assert (s.depth[names["overlapper"]], s.parent[names["overlapper"]]) == (0, -1)
+    assert s.parent[names["after"]] == names["overlapper"] and s.depth[names["after"]] == 1
+    assert lane.levels == lane.rows == 2
     assert trace.skipped == {"negative dur": 1, "missing or non-numeric ts": 2}
     assert trace.adjusted == {"X without dur, drawn with zero length": 1}
 
@@ -174,3 +177,30 @@ def test_args_are_decoded_lazily_per_slice():
     assert trace.args(row) == {"External id": 1, "correlation": 101}
     row = next(r for r in range(len(trace.slices)) if trace.slice_name(r) == "Memcpy DtoH")
     assert trace.args(row) is None
+
+
+def test_with_stack_annotations_cut_by_python_frames_keep_their_children():
+    """record_function's range starts inside its `__enter__` frame and ends inside `__exit__`:
+    torch nests it under the frame that holds it whole and counts the frames as ops."""
+    trace = load_trace(DATA / "with_stack.json")
+    s = trace.slices
+    row = {trace.slice_name(r): r for r in range(len(s))}
+    step, decode = row["run.py(10): step"], row["decode"]
+    assert s.parent[decode] == step and s.depth[decode] == 1
+    assert s.depth[row["torch/autograd/profiler.py(700): __enter__"]] == 1  # decode's row
+    assert s.parent[row["model.py(5): forward"]] == decode
+    ops = {o.name: o for o in op_stats(trace)}
+    us = 1000
+    assert {n: o.self_cpu_ns // us for n, o in ops.items() if o.cpu_total_ns} == {
+        "run.py(10): step": 35,
+        "torch/autograd/profiler.py(700): __enter__": 10,
+        "decode": 45,
+        "model.py(5): forward": 30,
+        "aten::linear": 20,
+        "aten::addmm": 30,
+        "cudaLaunchKernel": 10,
+        "torch/autograd/profiler.py(710): __exit__": 20,
+    }
+    assert sum(o.self_cpu_ns for o in ops.values()) == 200 * us  # the one root's span
+    assert ops["aten::addmm"].self_cuda_ns == 30 * us
+    assert ops["decode"].cuda_total_ns == ops["run.py(10): step"].cuda_total_ns == 30 * us

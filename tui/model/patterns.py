@@ -24,8 +24,18 @@ GPU_WORK_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy",
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "mtia_runtime"})
 
 # Host-side events that torch's key_averages() counts as ops (2021 Kineto: Operator, Runtime).
+# Under with_stack its tree holds the Python frames too: they get rows of their own, and their
+# time is not the Self CPU of the op around them.
 HOST_OP_CATEGORIES = frozenset(
-    {"cpu_op", "user_annotation", "cuda_runtime", "cuda_driver", "operator", "runtime"}
+    {
+        "cpu_op",
+        "user_annotation",
+        "cuda_runtime",
+        "cuda_driver",
+        "operator",
+        "runtime",
+        "python_function",
+    }
 )
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")

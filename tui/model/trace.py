@@ -26,7 +26,7 @@ class Slices:
 
     start: I64  # ns from the trace start
     dur: I64  # ns
-    depth: I16  # row inside its lane (overlapping slices go below the nesting rows)
+    depth: I16  # row inside its lane: the depth in torch's tree (see ingest/nesting.py)
     parent: I32  # enclosing slice, or -1
     name: I32  # into Trace.names
     cat: I32  # into Trace.categories
@@ -53,7 +53,7 @@ class Lane:
     lo: int  # its slices are Trace.slices rows [lo, hi)
     hi: int
     levels: int  # nesting levels (1 when nothing nests, 0 when empty)
-    rows: int  # levels plus the extra rows that partly overlapping slices need
+    rows: int  # levels plus the extra rows of slices that a slice of their row holds
 
     @property
     def slice_count(self) -> int:

@@ -1,9 +1,15 @@
 """Nesting depth and parents of the slices of one lane.
 
-Real traces have equal starts, zero durations and partial overlaps (a `Stream Sync` that outlasts
-the memcpy it started in, rounding in older writers). A slice that fits inside the innermost open
-slice becomes its child; one that starts inside it but ends after it cannot nest, so it goes on an
-extra row below the lane's nesting rows instead of being dropped.
+Real traces have equal starts, zero durations and partial overlaps (a `record_function` that
+starts inside the Python frame of its `__enter__` and ends inside that of its `__exit__` under
+`with_stack`, a `Stream Sync` that outlasts the memcpy it started in, rounding in older writers).
+The rule is torch's own, so that the op table matches `key_averages()`: a slice is the child of
+the innermost slice that holds it whole. One that partly overlaps a slice is therefore its
+sibling (or a child of one further up), with its own children under it. A slice's row is its
+depth in that tree, so only partly overlapping neighbours share time on a row. A row must stay
+sorted by both start and end (the raster relies on it); the rare slice that a slice of its own
+row holds whole (zero-length slices at the start of a partial overlap can do this) is drawn on
+an extra row below the lane's nesting rows instead.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ class Nesting:
     depth: npt.NDArray[np.int16]
     parent: npt.NDArray[np.int32]
     levels: int  # nesting levels (1 when nothing nests)
-    rows: int  # levels plus the extra rows of overlapping slices
+    rows: int  # levels plus the extra rows of slices a slice on their own row holds
 
 
 def nest(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting:
@@ -73,7 +79,9 @@ def _nest_laminar(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> N
 
 
 def _nest_sweep(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting:
-    """A stack sweep: slower, but puts partly overlapping slices on rows of their own."""
+    """torch's own stack sweep (EventList._populate_cpu_children): open slices that end at or
+    before this one starts, or end before it ends, cannot hold it and are closed; it becomes a
+    child of the innermost one left, and is itself opened."""
     n = len(start)
     depth = np.zeros(n, np.int64)
     parent = np.full(n, -1, np.int64)
@@ -83,18 +91,13 @@ def _nest_sweep(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nes
     ends = (start + dur).tolist()
     depths = [0] * n
     parents = [-1] * n
-    overlapping: list[int] = []
-    stack: list[int] = []  # open slices, innermost last
+    stack: list[int] = []  # the open slices: the chain of ancestors, innermost last
     stack_ends: list[int] = []
     for i in range(n):
-        s = starts[i]
-        while stack_ends and stack_ends[-1] <= s:
+        s, e = starts[i], ends[i]
+        while stack_ends and (stack_ends[-1] <= s or e > stack_ends[-1]):
             stack.pop()
             stack_ends.pop()
-        e = ends[i]
-        if stack_ends and e > stack_ends[-1]:
-            overlapping.append(i)
-            continue
         if stack:
             parents[i] = stack[-1]
         depths[i] = len(stack)
@@ -103,16 +106,28 @@ def _nest_sweep(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nes
     depth[:] = depths
     parent[:] = parents
     levels = int(depth.max()) + 1
-    rows = _pack_rows(overlapping, starts, ends, depth, levels) if overlapping else levels
+    held = _held_by_their_row(depth, ends)
+    rows = _pack_rows(held, starts, ends, depth, levels) if held else levels
     if rows > np.iinfo(np.int16).max:
         raise OverflowError("lane nests deeper than 32767 rows")
     return Nesting(depth.astype(np.int16), parent.astype(np.int32), levels, rows)
 
 
+def _held_by_their_row(depth: npt.NDArray[np.int64], ends: list[int]) -> list[int]:
+    """Slices (by start) ending before an earlier slice of their row ends: that one holds them."""
+    end = np.asarray(ends, np.int64)
+    held: list[int] = []
+    for d in np.unique(depth).tolist():
+        row = np.flatnonzero(depth == d)
+        reach = np.maximum.accumulate(end[row])
+        held += row[1:][end[row][1:] < reach[:-1]].tolist()
+    return sorted(held)
+
+
 def _pack_rows(
     rows_of: list[int], starts: list[int], ends: list[int], depth: npt.NDArray[np.int64], first: int
 ) -> int:
-    """Give each overlapping slice the first extra row that is free at its start."""
+    """Give each held slice the first extra row that is free at its start."""
     row_ends: list[int] = []
     for i in rows_of:
         for r, row_end in enumerate(row_ends):
