@@ -161,3 +161,14 @@ def test_verdicts(tmp_path):
 def test_judge_counts_only_the_window(att):
     v = judge(att, 80 * US, 100 * US)
     assert v.evidence.launches == 1 and v.evidence.launched_gpu_ns == 9 * US
+
+
+def test_a_launch_flow_binds_to_the_call_with_its_correlation():
+    """The flow starts in the same microsecond as a zero-length cudaFuncSetAttribute, which
+    sorts after the launch and so holds the flow's time: its id says which call it is."""
+    trace = load_trace(DATA / "launch_beside_setattr.json")
+    (src,) = trace.launches.src.tolist()
+    assert trace.slice_name(src) == "cudaLaunchKernel"
+    ops = {o.name: o for o in op_stats(trace)}
+    assert ops["aten::mm"].self_cuda_ns == 8 * US
+    assert ops["cudaFuncSetAttribute"].cuda_total_ns == 0

@@ -40,7 +40,7 @@ class Collected:
     # instants: lane (-1 unless thread-scoped) ts name cat event scope, and their pids
     instants: Columns = field(default_factory=Columns)
     instant_pids: list[Any] = field(default_factory=list)
-    # flows s/t/f: lane ts key role cat event enclosing; v2 bind ids: X row key role
+    # flows s/t/f: lane ts key role cat event enclosing corr; v2 bind ids: X row key role
     flows: Columns = field(default_factory=Columns)
     binds: Columns = field(default_factory=Columns)
     # async b/e/S/F: lane ts key name cat event begin

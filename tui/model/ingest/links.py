@@ -13,7 +13,7 @@ import numpy.typing as npt
 from ..intervals import bind
 from ..patterns import LAUNCH_FLOW_CATEGORIES, is_runtime_category
 from ..trace import Links, Slices
-from .intermediate import Collected
+from .intermediate import FLOW_SRC, Collected
 
 I64 = npt.NDArray[np.int64]
 
@@ -39,6 +39,11 @@ def build_links(
         is_gpu_lane: per lane id.
     """
     parts: list[tuple[I64, I64, I64, I64, I64]] = []  # group, ts, role, row, cat
+    launch_cats = [
+        i for i, c in enumerate(out.cats.values) if str(c).lower() in LAUNCH_FLOW_CATEGORIES
+    ]
+    runtime_cat = np.asarray([is_runtime_category(str(c)) for c in out.cats.values] + [False])
+    calls = np.flatnonzero((corr >= 0) & ~is_gpu_lane[lane] & runtime_cat[slices.cat])
     if len(out.flows):
         row = bind(
             out.flows.get("lane", np.int64),
@@ -49,6 +54,14 @@ def build_links(
             slices.start,
             slices.end,
             slices.parent.astype(np.int64),
+        )
+        _starts_at_their_launch(
+            row,
+            out.flows.get("corr", np.int64),
+            np.isin(out.flows.get("cat", np.int64), launch_cats)
+            & ((out.flows.get("role", np.int64) & FLOW_SRC) > 0),
+            calls,
+            corr,
         )
         parts.append(
             (
@@ -78,12 +91,9 @@ def build_links(
         # Group keys are sparse (packed ids): look each link's category up by sorted key.
         keys, first = np.unique(group, return_index=True)
         cat = point_cat[first][np.searchsorted(keys, link_group)]
-    launch_cats = [
-        i for i, c in enumerate(out.cats.values) if str(c).lower() in LAUNCH_FLOW_CATEGORIES
-    ]
     is_launch = np.isin(cat, launch_cats) & is_gpu_lane[lane[dst]] & ~is_gpu_lane[lane[src]]
     launches = _with_correlated(
-        out, slices, lane, corr, is_gpu_lane, src[is_launch], dst[is_launch], cat[is_launch]
+        slices, lane, corr, is_gpu_lane, calls, src[is_launch], dst[is_launch], cat[is_launch]
     )
     flows = Links(
         src[~is_launch].astype(np.int32),
@@ -93,24 +103,34 @@ def build_links(
     return launches, flows
 
 
+def _starts_at_their_launch(
+    row: I64, flow_corr: I64, is_start: npt.NDArray[np.bool_], calls: I64, corr: I64
+) -> None:
+    """Launch flow starts bound by time can hit the wrong call: a zero-length
+    `cudaFuncSetAttribute` in the same microsecond as the `cudaLaunchKernel` after it. Where the
+    flow's id is the correlation of exactly one launch call, bind to that call instead."""
+    pick = np.flatnonzero(is_start & (flow_corr >= 0))
+    if len(pick) == 0 or len(calls) == 0:
+        return
+    by_corr, found = correlate(calls, corr[calls], pick, flow_corr[pick])
+    row[found] = by_corr
+
+
 def _with_correlated(
-    out: Collected,
     slices: Slices,
     lane: I64,
     corr: I64,
     is_gpu_lane: npt.NDArray[np.bool_],
+    calls: I64,
     src: I64,
     dst: I64,
     cat: I64,
 ) -> Links:
-    """GPU work that no flow reached joins its launch through the `correlation` arg."""
-    runtime_cat = np.asarray([is_runtime_category(str(c)) for c in out.cats.values] + [False])
-    has = corr >= 0
-    on_gpu = is_gpu_lane[lane]
-    cpu = np.flatnonzero(has & ~on_gpu & runtime_cat[slices.cat])
-    gpu = np.flatnonzero(has & on_gpu)
+    """GPU work that no flow reached joins its launch call (`calls`: runtime calls with a
+    correlation) through the `correlation` arg."""
+    gpu = np.flatnonzero((corr >= 0) & is_gpu_lane[lane])
     gpu = gpu[~np.isin(gpu, dst)]
-    c_src, c_dst = correlate(cpu, corr[cpu], gpu, corr[gpu])
+    c_src, c_dst = correlate(calls, corr[calls], gpu, corr[gpu])
     return Links(
         np.concatenate((src, c_src)).astype(np.int32),
         np.concatenate((dst, c_dst)).astype(np.int32),

@@ -114,6 +114,8 @@ def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> Non
         cat=cats,
         event=index,
         enclosing=[e.bp == "e" or e.ph != "f" for e in fs],
+        # Kineto's launch flows carry the launch's correlation id as their id.
+        corr=_ints([i if type(i) is int else -1 for i in (e.id for e in fs)]),
     )
 
 
