@@ -139,7 +139,7 @@ def test_a_cut_gzip_stream_still_loads(shared, tmp_path):
     assert 0 < len(trace.slices) < 838
 
 
-GPU_WORK = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"}
+GPU_WORK = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "mtia_ccp_events"}
 RUNTIME = {"cuda_runtime", "cuda_driver", "runtime", "mtia_runtime"}
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from tests.conftest import DATA
 from tui.model.analysis.gaps import CAUSES, KERNEL_WAIT_NS, idle_gaps, largest_first
+from tui.model.analysis.summary import summarize
 from tui.model.ingest import load_trace
 from tui.model.present import navigate as nav
 from tui.model.present.details import gap_details, slice_details
@@ -36,29 +37,58 @@ def _rows(starts, durs):
 def test_gaps_and_their_causes(gpu):
     gaps = idle_gaps(gpu)
     got = [
-        (gpu.lanes[int(lane)].name, int(a), int(b), CAUSES[int(c)])
-        for lane, a, b, c in zip(gaps.lane, gaps.start, gaps.end, gaps.cause, strict=True)
+        (gpu.lanes[int(lane)].name, int(a), int(b), CAUSES[int(c)], bool(w))
+        for lane, a, b, c, w in zip(
+            gaps.lane, gaps.start, gaps.end, gaps.cause, gaps.whole_device, strict=True
+        )
     ]
     assert got == [
-        ("stream 7", 32 * US, 80 * US, "host wait"),  # graph launched after the gemm ended
-        ("stream 7", 84 * US, 85 * US, "other"),  # launch already queued
-        ("stream 7", 89 * US, 90 * US, "other"),  # the memcpy has no launch in the trace
+        ("stream 7", 32 * US, 80 * US, "host wait", False),  # graph launched after the gemm
+        ("stream 7", 84 * US, 85 * US, "kernel wait", False),  # under 30 us
+        ("stream 7", 89 * US, 90 * US, "kernel wait", False),
+        # The device: stream 20's kernel runs in stream 7's gap, cutting it in two.
+        ("stream 20", 32 * US, 54 * US, "kernel wait", True),
+        ("stream 7", 57 * US, 80 * US, "kernel wait", True),
+        ("stream 7", 84 * US, 85 * US, "kernel wait", True),
+        ("stream 7", 89 * US, 90 * US, "kernel wait", True),
     ]
-    assert [int(i) for i in largest_first(gaps)] == [0, 1, 2]
+    # The device's gaps first, longest first; then the streams'.
+    assert [int(i) for i in largest_first(gaps)] == [4, 3, 5, 6, 0, 1, 2]
+
+
+def test_device_idle_is_the_headline_and_streams_are_a_breakdown():
+    trace = load_trace(DATA / "device_and_streams.json")
+    gaps = idle_gaps(trace)
+    assert gaps.idle_ns(0, 400 * US, whole_device=True) == {
+        "host wait": 100 * US,  # [200, 300): the launch came at 260, after the GPU went idle
+        "kernel wait": 0,
+        "other": 0,
+    }
+    assert gaps.idle_ns(0, 400 * US, whole_device=False) == {
+        "host wait": 100 * US,
+        "kernel wait": 0,
+        "other": 180 * US,  # the copy stream, idle while the compute stream works
+    }
+    first = int(largest_first(gaps)[0])
+    assert bool(gaps.whole_device[first]) and int(gaps.start[first]) == 200 * US
+    summary = summarize(trace, (0, 350 * US))
+    assert summary.idle_ns["host wait"] == 100 * US and summary.stream_idle_ns["other"] == 180 * US
+    assert gap_details(trace, gaps, first)[0] == ("idle gap", "100 us (whole device)")
 
 
 def test_kernel_wait_is_a_gap_below_the_threshold(tmp_path):
     p = tmp_path / "t.json"
     p.write_text(
         '[{"ph": "X", "cat": "kernel", "name": "a", "pid": 0, "tid": 7, "ts": 0, "dur": 1},'
-        ' {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 1.02, "dur": 1},'
-        ' {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 2.02, "dur": 1},'
-        ' {"ph": "X", "cat": "kernel", "name": "d", "pid": 0, "tid": 7, "ts": 3.52, "dur": 1}]'
+        ' {"ph": "X", "cat": "kernel", "name": "b", "pid": 0, "tid": 7, "ts": 30.9, "dur": 1},'
+        ' {"ph": "X", "cat": "kernel", "name": "c", "pid": 0, "tid": 7, "ts": 31.9, "dur": 1},'
+        ' {"ph": "X", "cat": "kernel", "name": "d", "pid": 0, "tid": 7, "ts": 62.9, "dur": 1}]'
     )
     gaps = idle_gaps(load_trace(p))
-    assert [int(n) for n in gaps.length] == [20, 500]
-    assert KERNEL_WAIT_NS > 20
-    assert [CAUSES[int(c)] for c in gaps.cause] == ["kernel wait", "other"]
+    stream = slice(0, gaps.device_from)
+    assert [int(n) for n in gaps.length[stream]] == [29_900, 30_000]
+    assert KERNEL_WAIT_NS == 30_000  # HTA's 30, in microseconds
+    assert [CAUSES[int(c)] for c in gaps.cause[stream]] == ["kernel wait", "other"]
 
 
 def test_rasterise_marks_bars_density_and_empty_cells():

@@ -15,6 +15,7 @@ from textual import events
 
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
+from tui.model.present.raster import gap_cells
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import CACHED_SCREENS, Timeline
@@ -115,16 +116,21 @@ async def test_f_fits_the_selection(ui):
 
 
 async def test_g_jumps_through_idle_gaps_largest_first(ui):
+    """The device's gaps first (no work on any stream), longest first; then each stream's."""
     pilot, t = ui
     await pilot.press("g")
+    assert (int(t.gaps.start[t.selected_gap]), int(t.gaps.end[t.selected_gap])) == (57_000, 80_000)
+    details = str(t.app.query_one(SliceDetails).render())
+    assert "23 us (whole device)" in details and "kernel wait" in details
+    assert t.window[0] <= 57_000 and t.window[1] >= 80_000
+    cells = gap_cells(t.gaps, t.rows[t.cursor].lane, *t.window, t.cells_width, t.selected_gap)
+    assert cells is not None and (cells == t.selected_gap).any()  # drawn on its row
+    await pilot.press("g", "g", "g", "g")
     assert (int(t.gaps.start[t.selected_gap]), int(t.gaps.end[t.selected_gap])) == (32_000, 80_000)
     details = str(t.app.query_one(SliceDetails).render())
-    assert "host wait" in details and "48 us" in details
-    assert t.window[0] <= 32_000 and t.window[1] >= 80_000
-    await pilot.press("g")
-    assert int(t.gaps.start[t.selected_gap]) == 84_000
-    await pilot.press("g", "g")
-    assert int(t.gaps.start[t.selected_gap]) == 32_000  # wraps around
+    assert "host wait" in details and "48 us" in details and "whole device" not in details
+    await pilot.press("g", "g", "g")
+    assert int(t.gaps.start[t.selected_gap]) == 57_000  # wraps around
 
 
 async def test_c_collapses_and_expands_a_lane(ui):

@@ -15,27 +15,31 @@ DEVICE_CATEGORIES = frozenset(
         "memset",
         "mtia_ccp_events",
         "cuda_sync",  # CUPTI's record of a stream/context/event sync, written on the device
+        "cuda_profiler_range",  # CUPTI's range profiler: one slice per measured range
     }
 )
-# GPU work proper (what an idle gap is measured against), as opposed to annotations.
-GPU_WORK_CATEGORIES = frozenset({"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset"})
+# GPU work proper (what busy and idle time are measured from), as opposed to annotations: CUDA
+# and HIP kernels, copies and sets, MTIA's device events, CUPTI profiler ranges.
+GPU_WORK_CATEGORIES = frozenset(
+    {
+        "kernel",
+        "gpu_memcpy",
+        "gpu_memset",
+        "memcpy",
+        "memset",
+        "mtia_ccp_events",
+        "cuda_profiler_range",
+    }
+)
 
 # CPU-side calls into the runtime or driver; their `correlation` arg names the GPU work.
 RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "mtia_runtime"})
 
-# Host-side events that torch's key_averages() counts as ops (2021 Kineto: Operator, Runtime).
-# Under with_stack its tree holds the Python frames too: they get rows of their own, and their
-# time is not the Self CPU of the op around them.
+# Host-side events that torch's key_averages() counts as ops (2021 Kineto: Operator, Runtime),
+# every runtime call among them. Under with_stack its tree holds the Python frames too: they get
+# rows of their own, and their time is not the Self CPU of the op around them.
 HOST_OP_CATEGORIES = frozenset(
-    {
-        "cpu_op",
-        "user_annotation",
-        "cuda_runtime",
-        "cuda_driver",
-        "operator",
-        "runtime",
-        "python_function",
-    }
+    {"cpu_op", "user_annotation", "operator", "python_function"} | RUNTIME_CATEGORIES
 )
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
@@ -57,6 +61,11 @@ STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)
 def is_device_category(cat: str) -> bool:
     """Whether a slice of this category runs on a device stream."""
     return cat.lower() in DEVICE_CATEGORIES
+
+
+def is_gpu_work_category(cat: str) -> bool:
+    """Whether a slice of this category is work a device ran (not an annotation or a sync)."""
+    return cat.lower() in GPU_WORK_CATEGORIES
 
 
 def is_runtime_category(cat: str) -> bool:

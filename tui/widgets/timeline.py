@@ -240,7 +240,7 @@ class Timeline(ScrollView, can_focus=True):
         t0, t1 = self.window
         cells = rasterise(self.index.get(row.lane, row.depth), t0, t1, self.cells_width)
         gaps = (
-            gap_cells(self.gaps, row.lane, t0, t1, self.cells_width)
+            gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
             if self._holds_work(row)
             else None
         )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..patterns import GPU_WORK_CATEGORIES, HOST_OP_CATEGORIES
+from ..patterns import HOST_OP_CATEGORIES, is_gpu_work_category
 from ..trace import Trace
 
 I64 = npt.NDArray[np.int64]
@@ -95,7 +95,7 @@ def attribute(trace: Trace) -> Attribution:
 
 def gpu_work_rows(trace: Trace) -> I64:
     """Slice rows of kernels, memcpys and memsets on GPU lanes, by lane then start."""
-    work_cat = np.asarray([c.lower() in GPU_WORK_CATEGORIES for c in trace.categories] + [False])
+    work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
     return np.flatnonzero(trace.kind_mask("gpu") & work_cat[trace.slices.cat]).astype(np.int64)
 
 

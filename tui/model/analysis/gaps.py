@@ -1,10 +1,13 @@
-"""Idle gaps on GPU streams and their causes, by HTA's rule.
+"""Idle gaps on GPU devices and streams, and their causes, by HTA's rule.
 
-A gap is a stretch between a stream's first and last GPU work (kernel, memcpy, memset) where none
-runs. Its cause, as HolisticTraceAnalysis's idle-time breakdown defines it:
+A device's idle gap is a stretch between its first and last GPU work (kernel, memcpy, memset,
+MTIA device event) where no work runs on any of its streams: that is the headline idle time. A
+stream's idle gap is the same for one stream alone: a breakdown under it (a copy stream idle for
+half a second while the compute stream is busy is not the GPU waiting). A gap's cause, as
+HolisticTraceAnalysis's idle-time breakdown works in practice:
 
-- kernel wait: the gap is shorter than `KERNEL_WAIT_NS` (HTA's `consecutive_kernel_delay`), the
-  bare cost of starting the next kernel;
+- kernel wait: the gap is shorter than `KERNEL_WAIT_NS`, the bare cost of starting the next
+  kernel. HTA's `consecutive_kernel_delay` is 30, compared against times in microseconds: 30 us;
 - host wait: the CPU called the launch of the next work only after the previous work ended, so
   the GPU waited for the host;
 - other: the launch was already queued (or is not in the trace): synchronisation between streams,
@@ -18,24 +21,28 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..patterns import GPU_WORK_CATEGORIES
+from ..patterns import is_gpu_work_category
 from ..trace import Trace
 from .attribution import launch_of
 
-KERNEL_WAIT_NS = 30
+KERNEL_WAIT_NS = 30_000
 CAUSES = ("host wait", "kernel wait", "other")
 HOST_WAIT, KERNEL_WAIT, OTHER = range(3)
 
 
 @dataclass(frozen=True)
 class Gaps:
-    """Idle gaps of every GPU stream, by lane, then start."""
+    """Idle gaps: every stream's by lane, then start, then every device's (`device_from` on).
+
+    A device gap's `lane` is the lane of the work that ends it.
+    """
 
     lane: npt.NDArray[np.int32]
     start: npt.NDArray[np.int64]
     end: npt.NDArray[np.int64]
     cause: npt.NDArray[np.int8]
     next_work: npt.NDArray[np.int64]  # the slice that ends the gap
+    device_from: int  # gaps [device_from, len) are whole-device gaps
 
     def __len__(self) -> int:
         return len(self.start)
@@ -44,42 +51,80 @@ class Gaps:
     def length(self) -> npt.NDArray[np.int64]:
         return self.end - self.start
 
+    @property
+    def whole_device(self) -> npt.NDArray[np.bool_]:
+        return np.arange(len(self.start)) >= self.device_from
+
+    def idle_ns(self, t0: int, t1: int, whole_device: bool) -> dict[str, int]:
+        """Idle time inside [t0, t1) by cause: of the devices, or summed over the streams."""
+        pick = self.whole_device == whole_device
+        starts, ends = np.clip(self.start, t0, t1), np.clip(self.end, t0, t1)
+        return {
+            cause: int((ends - starts)[pick & (self.cause == k)].clip(0).sum())
+            for k, cause in enumerate(CAUSES)
+        }
+
 
 def idle_gaps(trace: Trace) -> Gaps:
-    """Every idle gap on every GPU stream of the trace (computed once per trace)."""
+    """Every idle gap of every GPU stream and device of the trace (computed once per trace)."""
     return trace.derive("gaps", lambda: _idle_gaps(trace))
 
 
 def _idle_gaps(trace: Trace) -> Gaps:
     s = trace.slices
-    work_cat = np.asarray([c.lower() in GPU_WORK_CATEGORIES for c in trace.categories] + [False])
+    work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
     launch = launch_of(trace)
-    parts: list[tuple[npt.NDArray[np.int64], ...]] = []
+    streams: list[tuple[npt.NDArray[np.int64], ...]] = []
+    per_device: dict[int, list[npt.NDArray[np.int64]]] = {}
     for lane in trace.lanes:
         if lane.kind != "gpu":
             continue
         rows = np.flatnonzero(work_cat[s.cat[lane.lo : lane.hi]]) + lane.lo
-        if len(rows) < 2:
-            continue
-        ends = np.maximum.accumulate(s.end[rows])
-        starts = s.start[rows]
-        idle = np.flatnonzero(starts[1:] > ends[:-1])
-        gap_start, gap_end, nxt = ends[idle], starts[idle + 1], rows[idle + 1]
-        cause = np.full(len(idle), OTHER, np.int64)
-        launched = launch[nxt]
-        known = launched >= 0
-        host = np.zeros(len(idle), bool)
-        host[known] = s.start[launched[known]] > gap_start[known]
-        cause[host] = HOST_WAIT
-        cause[gap_end - gap_start < KERNEL_WAIT_NS] = KERNEL_WAIT
-        parts.append((np.full(len(idle), lane.index, np.int64), gap_start, gap_end, cause, nxt))
+        per_device.setdefault(lane.process, []).append(rows)
+        streams.append(_gaps_between(trace, rows, launch, lane.index))
+    devices = []
+    for lists in per_device.values():
+        rows = np.concatenate(lists)
+        rows = rows[np.lexsort((rows, s.start[rows]))]
+        devices.append(_gaps_between(trace, rows, launch, -1))
+    parts = streams + devices
     if not parts:
         empty = np.zeros(0, np.int64)
-        return Gaps(empty.astype(np.int32), empty, empty, empty.astype(np.int8), empty)
+        return Gaps(empty.astype(np.int32), empty, empty, empty.astype(np.int8), empty, 0)
     lane_ids, start, end, cause, nxt = (np.concatenate(p) for p in zip(*parts, strict=True))
-    return Gaps(lane_ids.astype(np.int32), start, end, cause.astype(np.int8), nxt)
+    device_from = sum(len(p[0]) for p in streams)
+    return Gaps(lane_ids.astype(np.int32), start, end, cause.astype(np.int8), nxt, device_from)
+
+
+def _gaps_between(
+    trace: Trace, rows: npt.NDArray[np.int64], launch: npt.NDArray[np.int64], lane: int
+) -> tuple[npt.NDArray[np.int64], ...]:
+    """(lane, start, end, cause, next work) of the gaps between work `rows` (by start); lane -1
+    means the lane of the next work."""
+    s = trace.slices
+    if len(rows) < 2:
+        empty = np.zeros(0, np.int64)
+        return empty, empty, empty, empty, empty
+    ends = np.maximum.accumulate(s.end[rows])
+    starts = s.start[rows]
+    idle = np.flatnonzero(starts[1:] > ends[:-1])
+    gap_start, gap_end, nxt = ends[idle], starts[idle + 1], rows[idle + 1]
+    cause = np.full(len(idle), OTHER, np.int64)
+    launched = launch[nxt]
+    known = launched >= 0
+    host = np.zeros(len(idle), bool)
+    host[known] = s.start[launched[known]] > gap_start[known]
+    cause[host] = HOST_WAIT
+    cause[gap_end - gap_start < KERNEL_WAIT_NS] = KERNEL_WAIT
+    if lane >= 0:
+        lanes = np.full(len(idle), lane, np.int64)
+    else:
+        los = np.asarray([lane.lo for lane in trace.lanes], np.int64)
+        lanes = np.searchsorted(los, nxt, side="right") - 1
+    return lanes, gap_start, gap_end, cause, nxt
 
 
 def largest_first(gaps: Gaps) -> npt.NDArray[np.int64]:
-    """Gap indices from the longest to the shortest (earliest first among equals)."""
-    return np.lexsort((gaps.start, -gaps.length)).astype(np.int64)
+    """Gap indices for `g`: the devices' gaps from the longest to the shortest, then the
+    streams' (earliest first among equals)."""
+    return np.lexsort((gaps.start, -gaps.length, ~gaps.whole_device)).astype(np.int64)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
-from .gaps import CAUSES, idle_gaps
+from .gaps import idle_gaps
 from .memory import OUTSIDE_OPS, peaks
 from .ops import op_stats
 from .scope import Scope
@@ -44,7 +44,8 @@ class Summary:
     and memory (the key_averages footers are the table's totals: present.tables)."""
 
     window: tuple[int, int]
-    idle_ns: dict[str, int]
+    idle_ns: dict[str, int]  # by cause: no GPU work on any stream of the device
+    stream_idle_ns: dict[str, int]  # by cause, summed over the streams
     median_launch_delay_ns: int | None
     verdict: Verdict
     steps: list[StepRow] = field(default_factory=list)
@@ -59,11 +60,6 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     t0, t1 = window if window is not None else profiled_window(trace)
     stats = op_stats(trace, Scope(t0, t1))
     gaps = idle_gaps(trace)
-    idle = {cause: 0 for cause in CAUSES}
-    starts, ends = np.clip(gaps.start, t0, t1), np.clip(gaps.end, t0, t1)
-    for cause_id, cause in enumerate(CAUSES):
-        pick = gaps.cause == cause_id
-        idle[cause] = int((ends[pick] - starts[pick]).clip(0).sum())
     att = attribute(trace)
     s = trace.slices
     launched = att.launch >= 0
@@ -98,7 +94,8 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     )
     return Summary(
         (t0, t1),
-        idle,
+        gaps.idle_ns(t0, t1, whole_device=True),
+        gaps.idle_ns(t0, t1, whole_device=False),
         int(np.median(delays)) if len(delays) else None,
         judge(trace, t0, t1),
         steps,

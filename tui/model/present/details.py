@@ -60,13 +60,15 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
     """An idle gap: where, how long, and why (HTA's rule)."""
     lane = trace.lanes[int(gaps.lane[index])]
     start, end = int(gaps.start[index]), int(gaps.end[index])
+    device = trace.processes[lane.process].name
+    whole = bool(gaps.whole_device[index])
     out = [
-        ("idle gap", format_duration(end - start)),
-        ("lane", f"{trace.processes[lane.process].name} / {lane.name}"),
+        ("idle gap", format_duration(end - start) + (" (whole device)" if whole else "")),
+        ("lane", f"{device}, every stream" if whole else f"{device} / {lane.name}"),
         ("from", _when(trace, start)),
         ("to", _when(trace, end)),
         ("cause", CAUSES[int(gaps.cause[index])]),
-        ("next work", trace.slice_name(int(gaps.next_work[index]))),
+        ("next work", f"{trace.slice_name(int(gaps.next_work[index]))} on {lane.name}"),
     ]
     for row, covered in overlapping(trace, start, end)[:3]:
         lane = trace.lane_of(row)

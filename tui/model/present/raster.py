@@ -173,16 +173,25 @@ def slice_at(row: RowSlices, t: int, tolerance: int = 0) -> int:
     return best
 
 
-def gap_cells(gaps: Gaps, lane: int, t0: int, t1: int, width: int) -> I64 | None:
-    """Per cell of a row of `lane` over [t0, t1), the idle gap under the cell's middle (-1 for
-    none); None when the lane has no gaps."""
-    lo, hi = np.searchsorted(gaps.lane, [lane, lane + 1])
-    if lo == hi:
+def gap_cells(
+    gaps: Gaps, lane: int, t0: int, t1: int, width: int, selected: int = -1
+) -> I64 | None:
+    """Per cell of a row of `lane` over [t0, t1), the stream's idle gap under the cell's middle
+    (-1 for none), and the selected gap where it is a whole-device gap ended on this lane; None
+    when there is none of either."""
+    lo, hi = np.searchsorted(gaps.lane[: gaps.device_from], [lane, lane + 1])
+    device = selected >= gaps.device_from and int(gaps.lane[selected]) == lane
+    if lo == hi and not device:
         return None
-    mine = np.arange(lo, hi)
     middle = t0 + ((np.arange(width) + 0.5) * ((t1 - t0) / width)).astype(np.int64)
-    starts, ends = gaps.start[mine], gaps.end[mine]
-    k = np.searchsorted(starts, middle, side="right") - 1
-    kc = np.maximum(k, 0)
-    inside = (k >= 0) & (ends[kc] > middle)
-    return np.where(inside, mine[kc], -1)
+    cells = np.full(width, -1, np.int64)
+    if lo < hi:
+        mine = np.arange(lo, hi)
+        starts, ends = gaps.start[mine], gaps.end[mine]
+        k = np.searchsorted(starts, middle, side="right") - 1
+        kc = np.maximum(k, 0)
+        cells = np.where((k >= 0) & (ends[kc] > middle), mine[kc], -1)
+    if device:
+        inside = (gaps.start[selected] <= middle) & (middle < gaps.end[selected])
+        cells[inside] = selected
+    return cells

@@ -4,7 +4,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   path, window_ns [t0, t1] (from the trace start; the summary's window),
   summary: self_cpu_total_ns, self_cuda_total_ns (the table's totals, as key_averages() prints),
            gpu_busy_fraction, gpu_busy_ns, wall_ns,
-           idle_ns_by_cause {host wait, kernel wait, other} (summed over streams),
+           idle_ns_by_cause {host wait, kernel wait, other} (no work on any of a device's
+           streams), stream_idle_ns_by_cause (the same summed over the streams),
            kernel_launches, launch_cpu_ns, launched_gpu_ns, short_work_fraction,
            median_launch_delay_ns (null without launches), sync_calls, sync_ns,
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
@@ -43,6 +44,7 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
             "gpu_busy_ns": e.gpu_busy_ns,
             "wall_ns": e.wall_ns,
             "idle_ns_by_cause": summary.idle_ns,
+            "stream_idle_ns_by_cause": summary.stream_idle_ns,
             "kernel_launches": e.launches,
             "launch_cpu_ns": e.launch_cpu_ns,
             "launched_gpu_ns": e.launched_gpu_ns,
@@ -86,7 +88,11 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
 def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     """(label, value) pairs of the summary strip."""
     e = summary.verdict.evidence
-    idle = ", ".join(f"{cause} {format_duration(ns)}" for cause, ns in summary.idle_ns.items())
+
+    def by_cause(idle: dict[str, int]) -> str:
+        causes = ", ".join(f"{cause} {format_duration(ns)}" for cause, ns in idle.items())
+        return f"{format_duration(sum(idle.values()))} ({causes})"
+
     delay = summary.median_launch_delay_ns
     lines = [
         ("Verdict", summary.verdict.label),
@@ -99,7 +105,8 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         ("Self CPU time total", format_duration(totals.self_cpu_ns)),
         ("Self CUDA time total", format_duration(totals.self_cuda_ns)),
         ("GPU busy", f"{e.gpu_busy:.1%} of {format_duration(e.wall_ns)}"),
-        ("GPU idle (all streams)", idle),
+        ("GPU idle", by_cause(summary.idle_ns)),
+        ("Stream idle (summed)", by_cause(summary.stream_idle_ns)),
         ("Kernel launches", f"{e.launches:,}"),
         ("Median launch-to-start", format_duration(delay) if delay is not None else "-"),
         ("CPU sync calls", f"{summary.sync_calls:,}, waiting {format_duration(summary.sync_ns)}"),
