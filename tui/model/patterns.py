@@ -50,9 +50,15 @@ LAUNCH_FLOW_CATEGORIES = frozenset({"ac2g", "async", "async_gpu", "async_cpu_to_
 
 # Host calls that wait for the GPU: explicit synchronisation, event waits, blocking copies.
 SYNC_NAME = re.compile(
-    r"^(cuda|hip)(DeviceSynchronize|StreamSynchronize|EventSynchronize|StreamWaitEvent"
-    r"|Memcpy|Memcpy2D|Memcpy3D|MemcpyToSymbol|MemcpyFromSymbol)$"
+    r"^(cuda|hip)(DeviceSynchronize|StreamSynchronize|EventSynchronize"
+    r"|Memcpy|Memcpy2D|Memcpy3D|MemcpyToSymbol|MemcpyFromSymbol|MemcpyWithStream)$"
 )
+# Calls that make a GPU stream wait for an event another recorded: a dependency between streams,
+# not a wait of the CPU (the call returns at once).
+STREAM_WAIT_NAME = re.compile(r"^(cuda|hip)StreamWaitEvent$")
+# Flow ids from here up are CUDA graph dependencies between graph nodes (torch 2.14 writes them
+# with the launch category `ac2g`), not launches; correlation ids stay far below.
+GRAPH_DEPENDENCY_FLOW_ID = 1 << 40
 
 # Kineto's 2021 writer put stream lanes on string tids such as "stream 7".
 STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)

@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..intervals import bind
-from ..patterns import LAUNCH_FLOW_CATEGORIES, is_runtime_category
+from ..patterns import GRAPH_DEPENDENCY_FLOW_ID, LAUNCH_FLOW_CATEGORIES, is_runtime_category
 from ..trace import Links, Slices
 from .intermediate import FLOW_SRC, Collected
 
@@ -44,7 +44,12 @@ def build_links(
     ]
     runtime_cat = np.asarray([is_runtime_category(str(c)) for c in out.cats.values] + [False])
     calls = np.flatnonzero((corr >= 0) & ~is_gpu_lane[lane] & runtime_cat[slices.cat])
+    dependencies = np.zeros(0, np.int64)  # flow groups of CUDA graph dependencies
     if len(out.flows):
+        flow_corr = out.flows.get("corr", np.int64)
+        dependencies = np.unique(
+            out.flows.get("key", np.int64)[flow_corr >= GRAPH_DEPENDENCY_FLOW_ID]
+        )
         row = bind(
             out.flows.get("lane", np.int64),
             flow_ts,
@@ -57,7 +62,7 @@ def build_links(
         )
         _starts_at_their_launch(
             row,
-            out.flows.get("corr", np.int64),
+            np.where(flow_corr < GRAPH_DEPENDENCY_FLOW_ID, flow_corr, -1),
             np.isin(out.flows.get("cat", np.int64), launch_cats)
             & ((out.flows.get("role", np.int64) & FLOW_SRC) > 0),
             calls,
@@ -84,7 +89,7 @@ def build_links(
             )
         )
     empty = np.zeros(0, np.int64)
-    src = dst = cat = empty
+    src = dst = cat = link_group = empty
     if parts:
         group, ts, role, row, point_cat = (np.concatenate(p) for p in zip(*parts, strict=True))
         src, dst, link_group = link(group, ts, role, row)
@@ -92,6 +97,7 @@ def build_links(
         keys, first = np.unique(group, return_index=True)
         cat = point_cat[first][np.searchsorted(keys, link_group)]
     is_launch = np.isin(cat, launch_cats) & is_gpu_lane[lane[dst]] & ~is_gpu_lane[lane[src]]
+    is_launch &= ~np.isin(link_group, dependencies)
     launches = _with_correlated(
         slices, lane, corr, is_gpu_lane, calls, src[is_launch], dst[is_launch], cat[is_launch]
     )

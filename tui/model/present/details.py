@@ -10,6 +10,7 @@ import numpy as np
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.memory import counter_series
 from ..analysis.syncs import overlapping
+from ..patterns import STREAM_WAIT_NAME
 from ..timescale import format_bytes, format_duration
 from ..trace import Trace
 from .navigate import ancestors, children, linked_back, linked_forward
@@ -33,6 +34,13 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         ("self", format_duration(dur - int(s.dur[kids].sum()))),
         ("depth", str(int(s.depth[row]))),
     ]
+    if STREAM_WAIT_NAME.match(trace.slice_name(row)):
+        out.append(
+            (
+                "stream wait",
+                "makes a GPU stream wait for an event of another stream; the CPU goes on at once",
+            )
+        )
     chain = ancestors(trace, row)
     if chain:
         out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))

@@ -278,7 +278,8 @@ def _counters(
         base = e.name if e.id is None else f"{e.name} {e.id}"
         for key, value in values.items():
             if isinstance(value, int | float) and not isinstance(value, bool):
-                series = out.counters.setdefault((pid, f"{base}.{key}"), [])
+                # Kineto's PM-sampling counters write one value under an empty key.
+                series = out.counters.setdefault((pid, f"{base}.{key}" if key else base), [])
                 series.append((float(e.ts or 0.0), float(value)))
 
 
