@@ -172,3 +172,20 @@ def test_a_launch_flow_binds_to_the_call_with_its_correlation():
     ops = {o.name: o for o in op_stats(trace)}
     assert ops["aten::mm"].self_cuda_ns == 8 * US
     assert ops["cudaFuncSetAttribute"].cuda_total_ns == 0
+
+
+def test_a_pipelined_step_is_measured_by_the_work_it_launched():
+    """Step 1 [20, 120) launches K1, which runs [110, 200), into step 2's CPU span; step 2
+    [120, 220) launches K2, running [200, 280), past the last step. K0 runs before any step."""
+    trace = load_trace(DATA / "pipelined_steps.json")
+    summary = summarize(trace)
+    assert summary.window == (0, 280 * US)  # the steps, widened to hold all GPU work
+    assert summary.verdict.evidence.gpu_busy_ns == 180 * US
+    one, two = summary.steps
+    assert (one.dur_ns, one.verdict.evidence.launched_gpu_ns) == (100 * US, 90 * US)
+    assert (one.verdict.evidence.wall_ns, one.verdict.evidence.gpu_busy_ns) == (180 * US, 90 * US)
+    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (160 * US, 80 * US)
+    report = scope_report(trace)
+    assert report.totals.self_cuda_ns == 180 * US  # K0 in the unlaunched row
+    kernels = scope_report(trace, kernels=True)
+    assert kernels.totals.gpu_ns == 180 * US

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..patterns import PROFILER_STEP
 from ..trace import Trace
+from .attribution import gpu_work_rows
 
 
 def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
@@ -24,11 +25,17 @@ def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
 
 
 def profiled_window(trace: Trace) -> tuple[int, int]:
-    """The profiler steps' span when the trace has them, else the whole trace."""
+    """The profiler steps' span, widened to hold all GPU work of the trace (work launched by the
+    last step runs on after it); the whole trace when it has no steps."""
     steps = step_windows(trace)
-    if steps:
-        return min(w[1] for w in steps), max(w[2] for w in steps)
-    return 0, max(trace.span_ns, 1)
+    if not steps:
+        return 0, max(trace.span_ns, 1)
+    t0, t1 = min(w[1] for w in steps), max(w[2] for w in steps)
+    work = gpu_work_rows(trace)
+    if len(work):
+        t0 = min(t0, int(trace.slices.start[work].min()))
+        t1 = max(t1, int(trace.slices.end[work].max()))
+    return t0, t1
 
 
 def step_at(trace: Trace, t: int) -> tuple[str, int, int] | None:

@@ -15,7 +15,7 @@ from .ops import op_stats
 from .scope import Scope
 from .steps import profiled_window, step_windows
 from .syncs import syncs_in
-from .verdict import Verdict, judge
+from .verdict import Verdict, judge, judge_step
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     delays = s.start[att.work[mine]] - launch_start[mine]
     all_steps = step_windows(trace)
     steps = [
-        StepRow(name, a, b - a, judge(trace, a, b))
+        StepRow(name, a, b - a, judge_step(trace, a, b))
         for name, a, b in all_steps
         if a >= t0 and b <= t1
     ]

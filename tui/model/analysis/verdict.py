@@ -71,6 +71,8 @@ class _WorkIndex:
     gpu_before: np.ndarray  # GPU time started, and pieces shorter than their launch
     short_before: np.ndarray
     calls_before: np.ndarray
+    work_start: np.ndarray  # per launched piece of work, by launch start: when it ran
+    work_end: np.ndarray
 
     def busy(self, t0: int, t1: int) -> int:
         def before(t: int) -> int:
@@ -132,12 +134,49 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         prefix(s.dur[work]),
         prefix(s.dur[work] < s.dur[launch]),
         prefix(first_of_call),
+        s.start[work],
+        s.end[work],
     )
     return index
 
 
+def judge_step(trace: Trace, t0: int, t1: int) -> Verdict:
+    """The verdict of a step whose CPU ran in [t0, t1), by the GPU work it launched there.
+
+    A pipelined step's kernels run on into the next step's CPU span (or after the last one):
+    they are still this step's. Its wall time runs from its start to the end of its CPU span or
+    of its last GPU work, whichever is later; busy is the union of its own work in it.
+    """
+    index = _work_index(trace)
+    calls, launch_cpu, gpu_started, pieces, short = index.launched(t0, t1)
+    a, b = np.searchsorted(index.launch_start, [t0, t1], side="left")
+    starts, ends = index.work_start[a:b], index.work_end[a:b]
+    end = max(t1, int(ends.max())) if len(ends) else t1
+    evidence = Evidence(
+        max(end - t0, 1),
+        _union(starts, ends),
+        calls,
+        launch_cpu,
+        gpu_started,
+        short / pieces if pieces else 0.0,
+    )
+    return Verdict(_label(evidence, has_work=bool(pieces)), evidence)
+
+
+def _union(starts: np.ndarray, ends: np.ndarray) -> int:
+    """Total length of the union of intervals."""
+    if len(starts) == 0:
+        return 0
+    order = np.argsort(starts, kind="stable")
+    starts, ends = starts[order], ends[order]
+    reach = np.maximum.accumulate(ends)
+    new = np.concatenate(([True], starts[1:] > reach[:-1]))
+    firsts = np.flatnonzero(new)
+    return int((np.maximum.reduceat(ends, firsts) - starts[firsts]).sum())
+
+
 def judge(trace: Trace, t0: int, t1: int) -> Verdict:
-    """The verdict for [t0, t1)."""
+    """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it."""
     index = _work_index(trace)
     calls, launch_cpu, gpu_started, pieces, short = index.launched(t0, t1)
     busy = index.busy(t0, t1)

@@ -11,7 +11,9 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
           top_self_allocations [{name, bytes}],
   verdict: {label, reason},
-  steps: [{name, start_ns, dur_ns, gpu_busy_fraction, verdict}],
+  steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
+          (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
+          (its own work over gpu_wall_ns), verdict}],
   table: "ops" or "kernels", sort, rows: [...] with the JSON keys of present/tables.py
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
@@ -73,6 +75,8 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
                 "name": s.name,
                 "start_ns": s.start_ns,
                 "dur_ns": s.dur_ns,
+                "gpu_ns": s.verdict.evidence.launched_gpu_ns,
+                "gpu_wall_ns": s.verdict.evidence.wall_ns,
                 "gpu_busy_fraction": round(s.verdict.evidence.gpu_busy, 6),
                 "verdict": s.verdict.label,
             }
@@ -155,12 +159,14 @@ def as_text(path: str, report: ScopeReport, rows: list[Row], markdown: bool) -> 
             [
                 s.name,
                 format_duration(s.dur_ns),
+                format_duration(s.verdict.evidence.launched_gpu_ns),
                 f"{s.verdict.evidence.gpu_busy:.1%}",
                 s.verdict.label,
             ]
             for s in summary.steps
         ]
-        out += _table(["Step", "Duration", "GPU busy", "Verdict"], step_rows, markdown)
+        headers = ["Step", "CPU time", "GPU launched", "GPU busy", "Verdict"]
+        out += _table(headers, step_rows, markdown)
     out.append("")
     headers = [c.header for c in report.columns]
     out += _table(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
