@@ -189,3 +189,36 @@ def test_a_pipelined_step_is_measured_by_the_work_it_launched():
     assert report.totals.self_cuda_ns == 180 * US  # K0 in the unlaunched row
     kernels = scope_report(trace, kernels=True)
     assert kernels.totals.gpu_ns == 180 * US
+
+
+def test_communication_bound_when_peers_keep_the_gpu_waiting():
+    """Compute [0, 30) us, an all-reduce [20, 90): 90 us busy of 100, 60 us of it exposed."""
+    trace = load_trace(DATA / "comm_bound.json")
+    verdict = judge(trace, 0, 100 * US)
+    e = verdict.evidence
+    assert (e.gpu_busy_ns, e.comm_ns, e.exposed_comm_ns) == (90 * US, 70 * US, 60 * US)
+    assert verdict.label == "communication-bound"
+    assert "waits on its peers" in verdict.reason and "bottleneck" not in verdict.reason
+
+
+def test_data_loading_bound_names_the_dataloader():
+    """The GPU is idle [10, 85) us; the DataLoader call [10, 80) covers 70 of those 75 us."""
+    trace = load_trace(DATA / "dataloader_bound.json")
+    summary = summarize(trace)
+    e = summary.verdict.evidence
+    assert e.idle_ns == 83 * US  # [0, 3), [10, 85) and [95, 100)
+    assert e.dataloader_idle_ns == 70 * US
+    assert summary.verdict.label == "data-loading-bound"
+    assert summary.steps[0].verdict.label == "data-loading-bound"
+    name = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
+    assert e.covers[0] == (name, 70 * US)
+    assert "DataLoader 84%" in summary.verdict.reason
+
+
+def test_sync_bound_when_a_sync_covers_the_idle_time():
+    trace = load_trace(DATA / "sync_bound.json")
+    summary = summarize(trace)
+    e = summary.verdict.evidence
+    assert e.idle_ns == 82 * US  # [0, 2), [10, 80), [90, 100)
+    assert e.sync_idle_ns == 65 * US  # the sync [5, 75) over the idle [10, 80)
+    assert summary.verdict.label == "sync-bound"

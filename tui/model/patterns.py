@@ -60,6 +60,13 @@ STREAM_WAIT_NAME = re.compile(r"^(cuda|hip)StreamWaitEvent$")
 # with the launch category `ac2g`), not launches; correlation ids stay far below.
 GRAPH_DEPENDENCY_FLOW_ID = 1 << 40
 
+# Collective communication, whatever category the writer gave it (NCCL, RCCL, HCCL, gloo).
+COMM_NAME = re.compile(
+    r"nccl|rccl|hccl|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall", re.IGNORECASE
+)
+# What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
+DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
+
 # Kineto's 2021 writer put stream lanes on string tids such as "stream 7".
 STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..trace import Trace
 from .attribution import attribute
 from .gaps import idle_gaps
+from .gpu_time import GpuTime, gpu_time
 from .memory import OUTSIDE_OPS, peaks
 from .ops import op_stats
 from .scope import Scope
@@ -44,6 +45,7 @@ class Summary:
     and memory (the key_averages footers are the table's totals: present.tables)."""
 
     window: tuple[int, int]
+    gpu_time: GpuTime  # computation, communication, copies and their overlap
     idle_ns: dict[str, int]  # by cause: no GPU work on any stream of the device
     stream_idle_ns: dict[str, int]  # by cause, summed over the streams
     median_launch_delay_ns: int | None
@@ -94,6 +96,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     )
     return Summary(
         (t0, t1),
+        gpu_time(trace, t0, t1),
         gaps.idle_ns(t0, t1, whole_device=True),
         gaps.idle_ns(t0, t1, whole_device=False),
         int(np.median(delays)) if len(delays) else None,

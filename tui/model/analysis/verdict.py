@@ -1,20 +1,26 @@
-"""Overhead-bound or compute-bound: the summary numbers and the verdict, with their evidence.
+"""What bounds a window: the verdict and its evidence, from measured quantities only.
 
-The verdict for a window (one profiler step, or the whole profiled span) comes from measured
-quantities only:
+For a window (one profiler step, or the summary's window):
 
-- GPU busy: the union of GPU work (kernels, memcpy, memset) over the window's wall time;
+- GPU busy: the union of GPU work over the window's wall time;
+- communication: collectives (gpu_time.py); exposed communication runs while no compute does;
 - launch cost: CPU time spent in the launch calls against the GPU time they started;
-- short kernels: the share of GPU work that ran for less time than its launch call took.
+- short work: the share of the pieces of GPU work started that ran shorter than their launch;
+- what the CPU does while the GPU is idle: the share of the idle time covered by DataLoader
+  calls, by CPU calls that wait for the GPU, and the op or annotation names covering most of it.
 
-Thresholds (also in the README):
+Rules, in this order (thresholds also in the README):
 
 - `no GPU activity`: no GPU work in the window (a CPU-only trace is never guessed at);
+- `communication-bound`: exposed communication is at least COMM_BOUND of busy time: the GPU is
+  waiting on its peers;
 - `compute-bound`: GPU busy >= BUSY_HIGH;
+- `data-loading-bound`: DataLoader calls cover at least CAUSE_SHARE of the idle time;
+- `sync-bound`: CPU calls waiting for the GPU cover at least CAUSE_SHARE of the idle time;
 - `overhead-bound`: GPU busy < BUSY_LOW, and launches cost at least the GPU time they started or
-  at least SHORT_KERNELS of the work is shorter than its launch;
+  at least SHORT_KERNELS of the pieces of work are shorter than their launch;
 - `mixed`: anything else (including a mostly idle GPU whose launches are cheap: the CPU is busy
-  with something other than launching).
+  with something other than launching, named in the evidence).
 """
 
 from __future__ import annotations
@@ -23,13 +29,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..patterns import DATALOADER_NAME, PROFILER_STEP
 from ..timescale import format_duration
 from ..trace import Trace
-from .attribution import attribute
+from .attribution import attribute, op_tree
+from .gpu_time import GpuTime, gpu_time, interval_union
+from .syncs import sync_rows
 
 BUSY_LOW = 0.30
 BUSY_HIGH = 0.70
 SHORT_KERNELS = 0.5
+COMM_BOUND = 0.30
+CAUSE_SHARE = 0.5
+# A name is said to cover the idle time when at least this much of its own time is GPU idle.
+MOSTLY_IDLE = 0.5
+COVERS_SHOWN = 3
 
 
 @dataclass(frozen=True)
@@ -41,11 +55,21 @@ class Evidence:
     launches: int
     launch_cpu_ns: int
     launched_gpu_ns: int
-    short_work_share: float
+    short_work_share: float  # of the pieces of GPU work started in the window
+    pieces: int = 0
+    comm_ns: int = 0
+    exposed_comm_ns: int = 0
+    idle_ns: int = 0
+    dataloader_idle_ns: int = 0  # idle time that DataLoader calls cover
+    sync_idle_ns: int = 0  # idle time that CPU calls waiting for the GPU cover
+    covers: tuple[tuple[str, int], ...] = ()  # names covering most idle time, with how much
 
     @property
     def gpu_busy(self) -> float:
         return self.gpu_busy_ns / self.wall_ns if self.wall_ns else 0.0
+
+    def idle_share(self, ns: int) -> float:
+        return ns / self.idle_ns if self.idle_ns else 0.0
 
 
 @dataclass(frozen=True)
@@ -71,8 +95,8 @@ class _WorkIndex:
     gpu_before: np.ndarray  # GPU time started, and pieces shorter than their launch
     short_before: np.ndarray
     calls_before: np.ndarray
-    work_start: np.ndarray  # per launched piece of work, by launch start: when it ran
-    work_end: np.ndarray
+    work_end: np.ndarray  # per launched piece of work, by launch start: when it ended
+    work_piece: np.ndarray  # and its index into attribute(trace).work
 
     def busy(self, t0: int, t1: int) -> int:
         def before(t: int) -> int:
@@ -114,10 +138,10 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
     else:
         u_start = u_end = np.zeros(0, np.int64)
     u_before = np.concatenate(([0], np.cumsum(u_end - u_start)))[:-1]
-    launched = att.launch >= 0
-    launch, work = att.launch[launched], att.work[launched]
+    piece = np.flatnonzero(att.launch >= 0)
+    launch, work = att.launch[piece], att.work[piece]
     order = np.lexsort((launch, s.start[launch]))
-    launch, work = launch[order], work[order]
+    launch, work, piece = launch[order], work[order], piece[order]
     first_of_call = (
         np.concatenate(([True], launch[1:] != launch[:-1])) if len(launch) else (np.zeros(0, bool))
     )
@@ -134,8 +158,8 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         prefix(s.dur[work]),
         prefix(s.dur[work] < s.dur[launch]),
         prefix(first_of_call),
-        s.start[work],
         s.end[work],
+        piece,
     )
     return index
 
@@ -148,49 +172,130 @@ def judge_step(trace: Trace, t0: int, t1: int) -> Verdict:
     of its last GPU work, whichever is later; busy is the union of its own work in it.
     """
     index = _work_index(trace)
-    calls, launch_cpu, gpu_started, pieces, short = index.launched(t0, t1)
     a, b = np.searchsorted(index.launch_start, [t0, t1], side="left")
-    starts, ends = index.work_start[a:b], index.work_end[a:b]
+    ends = index.work_end[a:b]
     end = max(t1, int(ends.max())) if len(ends) else t1
+    pieces = index.work_piece[a:b]
+    return _verdict(trace, t0, end, index.launched(t0, t1), gpu_time(trace, t0, end, pieces))
+
+
+def judge(trace: Trace, t0: int, t1: int) -> Verdict:
+    """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it,
+    with the names covering most of its idle time."""
+    index = _work_index(trace)
+    return _verdict(trace, t0, t1, index.launched(t0, t1), gpu_time(trace, t0, t1), names=True)
+
+
+def _verdict(
+    trace: Trace,
+    t0: int,
+    t1: int,
+    launched: tuple[int, int, int, int, int],
+    time: GpuTime,
+    names: bool = False,
+) -> Verdict:
+    calls, launch_cpu, gpu_started, pieces, short = launched
+    idle_start, idle_end = _idle(trace, t0, t1, time)
     evidence = Evidence(
-        max(end - t0, 1),
-        _union(starts, ends),
+        max(t1 - t0, 1),
+        time.busy_ns,
         calls,
         launch_cpu,
         gpu_started,
         short / pieces if pieces else 0.0,
+        pieces,
+        time.communication_ns,
+        time.exposed_comm_ns,
+        time.idle_ns,
+        _covered(trace, _dataloader_rows(trace), idle_start, idle_end),
+        _covered(trace, sync_rows(trace), idle_start, idle_end),
+        _covering_names(trace, idle_start, idle_end) if names else (),
     )
-    return Verdict(_label(evidence, has_work=bool(pieces)), evidence)
+    return Verdict(_label(evidence, has_work=bool(time.busy_ns or pieces)), evidence)
 
 
-def _union(starts: np.ndarray, ends: np.ndarray) -> int:
-    """Total length of the union of intervals."""
-    if len(starts) == 0:
-        return 0
-    order = np.argsort(starts, kind="stable")
-    starts, ends = starts[order], ends[order]
-    reach = np.maximum.accumulate(ends)
-    new = np.concatenate(([True], starts[1:] > reach[:-1]))
+def _idle(trace: Trace, t0: int, t1: int, time: GpuTime) -> tuple[np.ndarray, np.ndarray]:
+    """The stretches of [t0, t1) where no GPU work of the trace runs (sorted, disjoint)."""
+    s = trace.slices
+    work = attribute(trace).work
+    start, end = np.clip(s.start[work], t0, t1), np.clip(s.end[work], t0, t1)
+    keep = end > start
+    start, end = start[keep], end[keep]
+    if time.busy_ns == 0 or len(start) == 0:
+        return np.asarray([t0], np.int64), np.asarray([t1], np.int64)
+    order = np.argsort(start, kind="stable")
+    start, end = start[order], end[order]
+    reach = np.maximum.accumulate(end)
+    new = np.concatenate(([True], start[1:] > reach[:-1]))
     firsts = np.flatnonzero(new)
-    return int((np.maximum.reduceat(ends, firsts) - starts[firsts]).sum())
+    u_start, u_end = start[firsts], np.maximum.reduceat(end, firsts)
+    gaps_start = np.concatenate(([t0], u_end))
+    gaps_end = np.concatenate((u_start, [t1]))
+    keep = gaps_end > gaps_start
+    return gaps_start[keep], gaps_end[keep]
 
 
-def judge(trace: Trace, t0: int, t1: int) -> Verdict:
-    """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it."""
-    index = _work_index(trace)
-    calls, launch_cpu, gpu_started, pieces, short = index.launched(t0, t1)
-    busy = index.busy(t0, t1)
-    evidence = Evidence(
-        max(t1 - t0, 1), busy, calls, launch_cpu, gpu_started, short / pieces if pieces else 0.0
-    )
-    return Verdict(_label(evidence, has_work=bool(busy or pieces)), evidence)
+def _covered(trace: Trace, rows: np.ndarray, idle_start: np.ndarray, idle_end: np.ndarray) -> int:
+    """How much of the idle stretches the slices `rows` cover (each instant once)."""
+    if len(rows) == 0 or len(idle_start) == 0:
+        return 0
+    s = trace.slices
+    lo, hi = int(idle_start[0]), int(idle_end[-1])
+    start, end = np.clip(s.start[rows], lo, hi), np.clip(s.end[rows], lo, hi)
+    idle = int((idle_end - idle_start).sum())
+    cover = interval_union(start, end)
+    both = interval_union(np.concatenate((idle_start, start)), np.concatenate((idle_end, end)))
+    return idle + cover - both
+
+
+def _dataloader_rows(trace: Trace) -> np.ndarray:
+    def find() -> np.ndarray:
+        named = np.asarray([bool(DATALOADER_NAME.search(n)) for n in trace.names] + [False])
+        return np.flatnonzero(trace.kind_mask("cpu") & named[trace.slices.name]).astype(np.int64)
+
+    return trace.derive("dataloader_rows", find)
+
+
+def _covering_names(
+    trace: Trace, idle_start: np.ndarray, idle_end: np.ndarray
+) -> tuple[tuple[str, int], ...]:
+    """The op and annotation names whose slices spend most of their time with the GPU idle,
+    by how much idle time they cover."""
+    s = trace.slices
+    ops = np.flatnonzero(op_tree(trace).is_op)
+    if len(ops) == 0 or len(idle_start) == 0:
+        return ()
+    # Only slices that touch an idle stretch can cover one.
+    k = np.searchsorted(idle_end, s.start[ops], side="right")
+    touch = (k < len(idle_start)) & (s.end[ops] > idle_start[np.minimum(k, len(idle_start) - 1)])
+    ops = ops[touch]
+    found = []
+    for name in np.unique(s.name[ops]).tolist():
+        if PROFILER_STEP.match(trace.names[int(name)]):
+            continue  # a step holds all of its idle time: that says nothing of the cause
+        rows = ops[s.name[ops] == name]
+        covered = _covered(trace, rows, idle_start, idle_end)
+        own = interval_union(
+            np.clip(s.start[rows], idle_start[0], idle_end[-1]),
+            np.clip(s.end[rows], idle_start[0], idle_end[-1]),
+        )
+        if covered and covered >= MOSTLY_IDLE * own:
+            found.append((covered, trace.names[int(name)]))
+    found.sort(key=lambda c: (-c[0], c[1]))
+    return tuple((n, ns) for ns, n in found[:COVERS_SHOWN])
 
 
 def _label(e: Evidence, has_work: bool) -> str:
     if not has_work:
         return "no GPU activity"
+    if e.gpu_busy_ns and e.exposed_comm_ns >= COMM_BOUND * e.gpu_busy_ns:
+        return "communication-bound"
     if e.gpu_busy >= BUSY_HIGH:
         return "compute-bound"
+    if e.idle_share(e.dataloader_idle_ns) >= CAUSE_SHARE:
+        return "data-loading-bound"
+    if e.idle_share(e.sync_idle_ns) >= CAUSE_SHARE:
+        return "sync-bound"
     if e.gpu_busy < BUSY_LOW and (
         e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS
     ):
@@ -203,16 +308,36 @@ def _reason(label: str, e: Evidence) -> str:
         return "no kernel, memcpy or memset in this window"
     busy = f"GPU busy {e.gpu_busy:.1%} of {_ms(e.wall_ns)}"
     launch = (
-        f"launch calls took {_ms(e.launch_cpu_ns)} of CPU for {_ms(e.launched_gpu_ns)} of "
-        f"GPU work; {e.short_work_share:.0%} of it ran shorter than its launch"
+        f"launch calls took {_ms(e.launch_cpu_ns)} of CPU for {_ms(e.launched_gpu_ns)} of GPU "
+        f"work; {e.short_work_share:.0%} of the {e.pieces:,} pieces of GPU work they started "
+        "ran shorter than their launch call"
     )
-    if label == "compute-bound":
-        return f"{busy}: the GPU is the bottleneck; {launch}"
-    if label == "overhead-bound":
-        return f"{busy}: the CPU cannot launch fast enough; {launch}"
-    if e.gpu_busy < BUSY_LOW:
-        return f"{busy}, yet launches are cheap: the CPU is busy elsewhere; {launch}"
-    return f"{busy}; {launch}"
+    comm = ""
+    if e.comm_ns:
+        comm = (
+            f"; communication {_ms(e.comm_ns)}, {_ms(e.exposed_comm_ns)} of it exposed "
+            f"({e.exposed_comm_ns / max(e.gpu_busy_ns, 1):.0%} of busy time)"
+        )
+    idle = ""
+    if e.idle_ns:
+        named = [("DataLoader", e.dataloader_idle_ns), ("syncs", e.sync_idle_ns), *e.covers]
+        parts = [f"{n} {e.idle_share(ns):.0%}" for n, ns in named if e.idle_share(ns) >= 0.01]
+        if parts:
+            idle = f"; while the GPU is idle ({_ms(e.idle_ns)}) the CPU is in: " + ", ".join(parts)
+    head = {
+        "communication-bound": f"{busy}: the GPU waits on its peers",
+        "compute-bound": f"{busy}: the GPU is the bottleneck",
+        "data-loading-bound": f"{busy}: the GPU waits for the DataLoader",
+        "sync-bound": f"{busy}: the CPU waits for the GPU, and the GPU then waits for the CPU",
+        "overhead-bound": f"{busy}: the CPU cannot launch fast enough",
+    }.get(label)
+    if head is None:
+        head = (
+            f"{busy}, yet launches are cheap: the CPU is busy elsewhere"
+            if e.gpu_busy < BUSY_LOW
+            else busy
+        )
+    return f"{head}{comm}{idle}; {launch}"
 
 
 def _ms(ns: int) -> str:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import numpy.typing as npt
 
 from ..analysis.syncs import sync_rows
+from ..patterns import COMM_NAME
 from ..trace import Trace
 
 KINDS = (
@@ -41,10 +40,6 @@ _BY_CATEGORY = {
     "gpu_user_annotation": "gpu_annotation",
     "cuda_sync": "sync",
 }
-# Collective communication, whatever category the writer gave it.
-_COMM_NAME = re.compile(
-    r"nccl|rccl|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall", re.IGNORECASE
-)
 
 
 def slice_kinds(trace: Trace) -> npt.NDArray[np.int8]:
@@ -53,7 +48,7 @@ def slice_kinds(trace: Trace) -> npt.NDArray[np.int8]:
         [KINDS.index(_BY_CATEGORY.get(c.lower(), "other")) for c in trace.categories] + [0],
         np.int8,
     )
-    comm = np.asarray([bool(_COMM_NAME.search(n)) for n in trace.names] + [False])
+    comm = np.asarray([bool(COMM_NAME.search(n)) for n in trace.names] + [False])
     kinds = by_cat[trace.slices.cat]
     kinds[comm[trace.slices.name]] = KINDS.index("comm")
     kinds[sync_rows(trace)] = KINDS.index("sync")  # CPU calls waiting for the GPU

@@ -3,7 +3,9 @@
 JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   path, window_ns [t0, t1] (from the trace start; the summary's window),
   summary: self_cpu_total_ns, self_cuda_total_ns (the table's totals, as key_averages() prints),
-           gpu_busy_fraction, gpu_busy_ns, wall_ns,
+           gpu_busy_fraction, gpu_busy_ns, wall_ns, computation_ns, communication_ns,
+           exposed_comm_ns, comm_overlap_ns, memcpy_ns, exposed_memcpy_ns (TraceLens's
+           gpu_timeline terms),
            idle_ns_by_cause {host wait, kernel wait, other} (no work on any of a device's
            streams), stream_idle_ns_by_cause (the same summed over the streams),
            kernel_launches, launch_cpu_ns, launched_gpu_ns, short_work_fraction,
@@ -45,6 +47,12 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
             "gpu_busy_fraction": round(e.gpu_busy, 6),
             "gpu_busy_ns": e.gpu_busy_ns,
             "wall_ns": e.wall_ns,
+            "computation_ns": summary.gpu_time.computation_ns,
+            "communication_ns": summary.gpu_time.communication_ns,
+            "exposed_comm_ns": summary.gpu_time.exposed_comm_ns,
+            "comm_overlap_ns": summary.gpu_time.overlap_ns,
+            "memcpy_ns": summary.gpu_time.memcpy_ns,
+            "exposed_memcpy_ns": summary.gpu_time.exposed_memcpy_ns,
             "idle_ns_by_cause": summary.idle_ns,
             "stream_idle_ns_by_cause": summary.stream_idle_ns,
             "kernel_launches": e.launches,
@@ -78,6 +86,7 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
                 "gpu_ns": s.verdict.evidence.launched_gpu_ns,
                 "gpu_wall_ns": s.verdict.evidence.wall_ns,
                 "gpu_busy_fraction": round(s.verdict.evidence.gpu_busy, 6),
+                "exposed_comm_ns": s.verdict.evidence.exposed_comm_ns,
                 "verdict": s.verdict.label,
             }
             for s in summary.steps
@@ -91,7 +100,7 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
 
 def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     """(label, value) pairs of the summary strip."""
-    e = summary.verdict.evidence
+    e, g = summary.verdict.evidence, summary.gpu_time
 
     def by_cause(idle: dict[str, int]) -> str:
         causes = ", ".join(f"{cause} {format_duration(ns)}" for cause, ns in idle.items())
@@ -109,6 +118,13 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         ("Self CPU time total", format_duration(totals.self_cpu_ns)),
         ("Self CUDA time total", format_duration(totals.self_cuda_ns)),
         ("GPU busy", f"{e.gpu_busy:.1%} of {format_duration(e.wall_ns)}"),
+        (
+            "GPU time",
+            f"compute {format_duration(g.computation_ns)}, communication "
+            f"{format_duration(g.communication_ns)} ({format_duration(g.exposed_comm_ns)} "
+            f"exposed), memcpy {format_duration(g.memcpy_ns)} "
+            f"({format_duration(g.exposed_memcpy_ns)} exposed)",
+        ),
         ("GPU idle", by_cause(summary.idle_ns)),
         ("Stream idle (summed)", by_cause(summary.stream_idle_ns)),
         ("Kernel launches", f"{e.launches:,}"),
