@@ -4,7 +4,10 @@ Each load runs in a fresh process, so peak RSS is that load's alone. Traces are 
 into tests/bench/out/ (ignored by git) by gen_trace.py.
 
 Usage: python tests/bench/bench_load.py [--events 100000 1000000] [--repeat 3] [--baseline]
+                                         [--epoch]
   --baseline  also time orjson.loads of the same file, the naive way to read it
+  --epoch     the same traces with epoch microseconds (1.7e15 and three decimals, as older Kineto
+              wrote them): the loader reads those timestamps again to keep their nanoseconds
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -49,14 +53,26 @@ print(json.dumps({"seconds": elapsed,
 """
 
 
-def trace_file(events: int) -> Path:
+EPOCH_US = 1_700_000_000_000_000
+_TS = re.compile(rb'"ts": (\d+)\.')
+
+
+def trace_file(events: int, epoch: bool = False) -> Path:
     path = OUT / f"synthetic_{events}.json"
     if not path.exists():
         OUT.mkdir(exist_ok=True)
         subprocess.run(
             [sys.executable, str(HERE / "gen_trace.py"), str(events), str(path)], check=True
         )
-    return path
+    if not epoch:
+        return path
+    shifted = OUT / f"synthetic_{events}_epoch.json"
+    if not shifted.exists():
+        with open(path, "rb") as src, open(shifted, "wb") as dst:
+            for line in src:
+                line = line.replace(b'"baseTimeNanoseconds"', b'"baseTimeNanosecondsWas"')
+                dst.write(_TS.sub(lambda m: b'"ts": %d.' % (int(m[1]) + EPOCH_US), line))
+    return shifted
 
 
 def run(script: str, path: Path, *extra: str) -> dict[str, float]:
@@ -76,13 +92,14 @@ def main() -> None:
     parser.add_argument("--events", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", action="store_true")
+    parser.add_argument("--epoch", action="store_true")
     args = parser.parse_args()
     print(
         f"{'events':>9} {'file MB':>8} {'load s':>7} {'peak MB':>8} {'x file':>6} "
         f"{'slices':>9} {'B/slice':>8} {'strings KB':>10}"
     )
     for events in args.events:
-        path = trace_file(events)
+        path = trace_file(events, args.epoch)
         size = path.stat().st_size
         runs = [run(_LOAD, path) for _ in range(args.repeat)]
         best = min(runs, key=lambda r: r["seconds"])

@@ -204,3 +204,14 @@ def test_with_stack_annotations_cut_by_python_frames_keep_their_children():
     assert sum(o.self_cpu_ns for o in ops.values()) == 200 * us  # the one root's span
     assert ops["aten::addmm"].self_cuda_ns == 30 * us
     assert ops["decode"].cuda_total_ns == ops["run.py(10): step"].cuda_total_ns == 30 * us
+
+
+def test_epoch_timestamps_keep_their_nanoseconds():
+    """A float64 near 1.7e15 us is spaced 0.25 us apart; the file's three decimals must stay."""
+    trace = load_trace(DATA / "epoch_ns.json")
+    s = trace.slices
+    starts = {trace.slice_name(r): int(s.start[r]) for r in range(len(s))}
+    assert starts == {"parent": 1, "child": 123, "sibling": 623, "k": 4437}
+    assert int(s.dur[next(r for r in range(len(s)) if trace.slice_name(r) == "sibling")]) == 1
+    assert trace.instants.ts.tolist() == [9999]
+    assert trace.base_time_ns == 1_700_000_000_000_000_000

@@ -6,6 +6,7 @@ import csv
 import gzip
 import json
 from collections import Counter
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -236,3 +237,33 @@ def test_gpu_time_matches_tracelenss_gpu_timeline(shared, report):
     for key, ns in ours.items():
         # TraceLens rounds nothing, but reads the file's float microseconds: a few ns apart.
         assert ns / 1e6 == pytest.approx(theirs[key], rel=1e-4, abs=1e-4), key
+
+
+EPOCH_TRACES = [
+    "hta/a100_alexnet.json.gz",
+    "hta/v100_ws2_rank1_trace_diff_test.json.gz",
+    "kineto/gpu_metrics_input.json",
+    "param/dlrm_kineto_ws8/worker0_step_12.1694128201545.pt.trace.json",
+]
+
+
+@pytest.mark.parametrize("name", EPOCH_TRACES)
+def test_epoch_timestamps_are_exact_to_the_nanosecond(shared, name):
+    """Microseconds near 1.7e15 with three decimals do not fit a float64: every slice start
+    must still be the file's own decimal, read here exactly with Decimal."""
+    raw = (shared / name).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = json.loads(raw, parse_float=Decimal)
+    events = doc["traceEvents"] if isinstance(doc, dict) else doc
+    stamps = [e["ts"] for e in events if isinstance(e.get("ts"), int | Decimal)]
+    origin = Decimal(min(stamps)).to_integral_value(rounding="ROUND_FLOOR") if stamps else 0
+    expected = Counter(
+        int((Decimal(e["ts"]) - origin) * 1000)
+        for e in events
+        if e.get("ph") == "X" and isinstance(e.get("ts"), int | Decimal)
+    )
+    trace = load_trace(shared / name)
+    ours = Counter(trace.slices.start.tolist())
+    assert not expected - ours  # every X start, exactly
+    assert trace.base_time_ns is not None and trace.base_time_ns % 1000 == 0

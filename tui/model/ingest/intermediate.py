@@ -50,9 +50,28 @@ class Collected:
     counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
     process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
     thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
+    # Timestamps are kept relative to this whole microsecond (0 but for epoch-sized ones, which
+    # a float64 cannot hold to the nanosecond).
+    ts_base_us: int = 0
     by_phase: Counter[str] = field(default_factory=Counter)
     skipped: Counter[str] = field(default_factory=Counter)
     adjusted: Counter[str] = field(default_factory=Counter)
+
+    def rebase(self, base_us: int) -> None:
+        """Keep timestamps relative to `base_us` from now on, shifting those already kept."""
+        shift = base_us - self.ts_base_us
+        for columns in (
+            self.slices,
+            self.begin_end,
+            self.instants,
+            self.flows,
+            self.asyncs,
+            self.memory,
+        ):
+            columns.parts["ts"] = [part - shift for part in columns.parts.get("ts", [])]
+        for points in self.counters.values():
+            points[:] = [(t - shift, v) for t, v in points]
+        self.ts_base_us = base_us
 
 
 @dataclass

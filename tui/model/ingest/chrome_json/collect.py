@@ -17,6 +17,7 @@ from ..lanes import ASYNC_TID
 from ..source import Buffer
 from .args import chunk_args, decode_args
 from .events import Chunk, Event
+from .exact_ts import EXACT_LIMIT_US, exact_relative_ts
 
 _FLOW_ROLES = {"s": FLOW_SRC, "f": FLOW_DST, "t": FLOW_SRC | FLOW_DST}
 _SCOPES = {"g": 0, "p": 1, "t": 2}
@@ -28,6 +29,7 @@ MEMORY_EVENT = "[memory]"
 def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     """Add one decoded chunk's events to `out`."""
     events = chunk.events
+    _exact_times(out, chunk, buf)
     phases = [e.ph for e in events]
     out.by_phase.update(phases)
     ph = np.asarray(phases) if phases else np.zeros(0, "U1")
@@ -42,6 +44,25 @@ def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     rest = np.flatnonzero(~(is_x | is_flow)).tolist()
     if rest:
         _other_phases(out, chunk, buf, rest)
+
+
+def _exact_times(out: Collected, chunk: Chunk, buf: Buffer) -> None:
+    """Epoch-sized timestamps, read again exactly and made relative to the trace's base."""
+    ts = np.asarray([e.ts for e in chunk.events], np.float64)  # None becomes NaN
+    with np.errstate(invalid="ignore"):
+        big = np.abs(ts) > EXACT_LIMIT_US
+    if not big.any() and out.ts_base_us == 0:
+        return
+    if out.ts_base_us == 0:
+        in_range = big & (np.abs(ts) <= TS_LIMIT_US)
+        if not in_range.any():
+            return  # only times beyond the range: skipped as such
+        out.rebase(int(np.floor(ts[in_range][0])))
+    exact = exact_relative_ts(buf, chunk, out.ts_base_us, ts)
+    with np.errstate(invalid="ignore"):
+        keep = np.abs(ts) <= TS_LIMIT_US  # those beyond stay as they are, to be skipped
+    for k in np.flatnonzero(keep).tolist():
+        chunk.events[k].ts = float(exact[k])
 
 
 def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int64]) -> None:
