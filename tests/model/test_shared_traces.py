@@ -187,6 +187,22 @@ def test_gpu_time_is_attributed_and_adds_up(real):
     assert summary.verdict.evidence.gpu_busy_ns == pytest.approx(
         busy * 1000, rel=1e-6, abs=len(work) + 1
     )
+    # Device idle: per device (pid), the time between its first and last work that no work of
+    # any of its streams covers.
+    by_device: dict = {}
+    for e in work:
+        by_device.setdefault(_ident(e["pid"]), []).append((e["ts"], e["ts"] + e["dur"]))
+    idle_us = 0.0
+    for spans in by_device.values():
+        spans.sort()
+        covered, reach = 0.0, -1e300
+        for a, b in spans:
+            if b > reach:
+                covered += b - max(a, reach)
+                reach = b
+        idle_us += max(b for _, b in spans) - spans[0][0] - covered
+    device_idle = sum(summary.idle_ns.values())
+    assert device_idle == pytest.approx(idle_us * 1000, rel=1e-6, abs=2 * len(work) + 1)
 
 
 REPORTS = SHARED / "tracelens" / "reports"

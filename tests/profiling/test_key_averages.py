@@ -1,0 +1,101 @@
+"""The op table against torch's own key_averages(), on a run that has everything at once:
+with_stack (Python frames in the tree), record_shapes, profile_memory, a schedule that repeats,
+nested record_function, ops on a second thread and a custom op whose body is Python."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="torch is not installed (the profiling extra)")
+
+from torch.profiler import ProfilerActivity, profile, record_function, schedule  # noqa: E402
+
+from tui.model.analysis.ops import op_stats  # noqa: E402
+from tui.model.ingest import load_trace  # noqa: E402
+
+_LIB = torch.library.Library("tracetui_test", "DEF")  # kept alive: the op lives as long as it
+_LIB.define("pybody(Tensor x) -> Tensor")
+
+
+def _pybody(x):
+    # A Python-bodied op: under with_stack its Python time is not its Self CPU.
+    y = x * 2
+    for _ in range(3):
+        y = y + 1
+    return y
+
+
+_LIB.impl("pybody", _pybody, "CPU")
+
+
+def _step(x):
+    with record_function("outer"), record_function("inner"):
+        y = x @ x
+    with record_function("outer"):
+        z = torch.ops.tracetui_test.pybody(y)
+    return z.sum()
+
+
+def _other_thread():
+    a = torch.randn(32, 32)
+    for _ in range(3):
+        with record_function("other_thread"):
+            a = a @ a
+
+
+@pytest.fixture(scope="module")
+def cycles(tmp_path_factory):
+    """(trace path, key_averages rows by name) for each of the schedule's two cycles."""
+    out = tmp_path_factory.mktemp("key_averages")
+    done = []
+
+    def ready(prof):
+        path = out / f"cycle{len(done)}.pt.trace.json"
+        prof.export_chrome_trace(str(path))
+        done.append((path, {e.key: e for e in prof.key_averages()}))
+
+    x = torch.randn(64, 64)
+    config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True)
+    with profile(
+        activities=[ProfilerActivity.CPU],
+        schedule=schedule(wait=1, warmup=1, active=2, repeat=2),
+        on_trace_ready=ready,
+        record_shapes=True,
+        profile_memory=True,
+        with_stack=True,
+        experimental_config=config,
+    ) as prof:
+        for _ in range(8):
+            worker = threading.Thread(target=_other_thread)
+            worker.start()
+            _step(x)
+            worker.join()
+            prof.step()
+    assert len(done) == 2
+    return done
+
+
+@pytest.mark.parametrize("cycle", [0, 1])
+def test_every_row_matches_key_averages(cycles, cycle):
+    """Calls and memory exactly; Self CPU and CPU total within 1 ns per call (the trace keeps
+    nanoseconds, torch sums the same intervals)."""
+    path, theirs = cycles[cycle]
+    trace = load_trace(path)
+    ours = {op.name: op for op in op_stats(trace)}
+    assert set(ours) == set(theirs)
+    for name, e in theirs.items():
+        mine = ours[name]
+        tolerance_us = 0.001 * e.count + 1e-6
+        assert mine.calls == e.count, name
+        assert math.isclose(mine.self_cpu_ns / 1e3, e.self_cpu_time_total, abs_tol=tolerance_us)
+        assert math.isclose(mine.cpu_total_ns / 1e3, e.cpu_time_total, abs_tol=tolerance_us)
+        assert (mine.cpu_mem, mine.self_cpu_mem) == (e.cpu_memory_usage, e.self_cpu_memory_usage)
+    # What the run was meant to hold: Python frames, the custom op, the second thread.
+    assert any(name.endswith("_pybody") for name in ours)
+    assert "tracetui_test::pybody" in ours and "other_thread" in ours
+    assert len({lane.tid for lane in trace.lanes if lane.kind == "cpu"}) >= 2
+    total = sum(o.self_cpu_ns for o in ours.values()) / 1e3
+    assert math.isclose(total, sum(e.self_cpu_time_total for e in theirs.values()), rel_tol=1e-6)
