@@ -24,11 +24,18 @@ EXPECTED_OPS = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(WORKLOADS))
+@pytest.fixture(
+    scope="module",
+    params=[(name, stack) for name in sorted(WORKLOADS) for stack in (False, True)],
+    ids=lambda p: f"{p[0]}{'-with_stack' if p[1] else ''}",
+)
 def run(request, tmp_path_factory):
-    name = request.param
+    """Each workload as `trace-profile` runs it, plain and with with_stack + record_shapes."""
+    name, stack = request.param
     out = tmp_path_factory.mktemp(name) / f"{name}.pt.trace.json.gz"
-    result = profile_workload(name, out, device="cpu", steps=2, size=TINY[name])
+    result = profile_workload(
+        name, out, device="cpu", steps=2, size=TINY[name], with_stack=stack, record_shapes=stack
+    )
     return name, result, load_trace(result.path)
 
 
