@@ -59,6 +59,11 @@ OP_JSON_KEYS = {
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 
+def row_named(trace, name: str) -> int:
+    """The first slice called `name`."""
+    return next(r for r in range(len(trace.slices)) if trace.slice_name(r) == name)
+
+
 def shared_traces() -> list[Path]:
     """Every trace file in ../shared/traces (empty when the folder is absent)."""
     if not SHARED.is_dir():

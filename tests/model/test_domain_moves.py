@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import DATA
+from tests.conftest import DATA, row_named
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.memory import OUTSIDE_OPS
 from tui.model.analysis.ops import UNLAUNCHED, op_rows
@@ -31,10 +31,6 @@ def gpu():
     return load_trace(DATA / "gpu_streams.json")
 
 
-def _row(trace, name):
-    return next(r for r in range(len(trace.slices)) if trace.slice_name(r) == name)
-
-
 def test_step_at_a_time(nested):
     assert step_at(nested, 50 * US) == ("ProfilerStep#1", 0, 100 * US)
     assert step_at(nested, 100 * US) == ("ProfilerStep#2", 100 * US, 160 * US)
@@ -44,7 +40,7 @@ def test_step_at_a_time(nested):
 def test_scopes_from_the_view_and_the_selection(nested):
     view = (10 * US, 20 * US)
     assert scope_named(nested, "view", view, -1).scope == Scope(10 * US, 20 * US)
-    addmm = _row(nested, "aten::addmm")  # in step 1
+    addmm = row_named(nested, "aten::addmm")  # in step 1
     step = scope_named(nested, "step", (0, 1), addmm)
     assert (step.name, step.label, step.scope) == (
         "step",
@@ -97,7 +93,7 @@ def test_sibling_moves_from_the_selection_or_from_the_view():
 
 
 def test_focus_time_is_the_selection_middle_or_the_view_middle(nested):
-    addmm = _row(nested, "aten::addmm")  # [20, 50) us
+    addmm = row_named(nested, "aten::addmm")  # [20, 50) us
     assert nav.focus_time(nested, addmm, (0, 1)) == 35 * US
     assert nav.focus_time(nested, -1, (10, 30)) == 20
 

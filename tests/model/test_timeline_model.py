@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.conftest import DATA
+from tests.conftest import DATA, row_named
 from tui.model.analysis.gaps import CAUSES, KERNEL_WAIT_NS, idle_gaps, largest_first
 from tui.model.analysis.summary import summarize
 from tui.model.ingest import load_trace
@@ -21,10 +21,6 @@ US = 1000
 @pytest.fixture(scope="module")
 def gpu():
     return load_trace(DATA / "gpu_streams.json")
-
-
-def _row(trace, name):
-    return next(r for r in range(len(trace.slices)) if trace.slice_name(r) == name)
 
 
 def _rows(starts, durs):
@@ -136,15 +132,15 @@ def test_window_zoom_pan_fit():
 
 
 def test_neighbours_links_and_search(gpu):
-    mm, launch = _row(gpu, "aten::mm"), _row(gpu, "cudaLaunchKernel")
-    graph = _row(gpu, "cudaGraphLaunch")
+    mm, launch = row_named(gpu, "aten::mm"), row_named(gpu, "cudaLaunchKernel")
+    graph = row_named(gpu, "cudaGraphLaunch")
     assert nav.children(gpu, mm).tolist() == [launch]
     assert nav.ancestors(gpu, launch) == [mm]
     assert [gpu.slice_name(r) for r in nav.linked_forward(gpu, graph)] == [
         "graph_kernel_a",
         "graph_kernel_b",
     ]
-    assert nav.linked_back(gpu, _row(gpu, "graph_kernel_b")) == [graph]
+    assert nav.linked_back(gpu, row_named(gpu, "graph_kernel_b")) == [graph]
     assert [gpu.slice_name(r) for r in nav.search(gpu, "GRAPH")] == [
         "cudaGraphLaunch",
         "graph_kernel_a",
@@ -178,17 +174,17 @@ def test_kinds_colour_by_category_and_nccl_by_name(tmp_path):
 
 
 def test_details_of_a_kernel_and_a_launch(gpu):
-    kernel = dict(slice_details(gpu, _row(gpu, "gemm_kernel<float, 128>")))
+    kernel = dict(slice_details(gpu, row_named(gpu, "gemm_kernel<float, 128>")))
     assert kernel["launched by"] == "cudaLaunchKernel (launched 15 us)"
     assert kernel["issuing op"] == "aten::mm"
     assert kernel["duration"] == "12 us"
     assert kernel["start"].startswith("+20 us  (2023-11-14 22:13:20.000030000 UTC)")
     assert kernel["  correlation"] == "101"
-    launch = dict(slice_details(gpu, _row(gpu, "cudaGraphLaunch")))
+    launch = dict(slice_details(gpu, row_named(gpu, "cudaGraphLaunch")))
     assert launch["starts"] == (
         "graph_kernel_a (launch delay 10 us); graph_kernel_b (launch delay 15 us)"
     )
-    mm = dict(slice_details(gpu, _row(gpu, "aten::mm")))
+    mm = dict(slice_details(gpu, row_named(gpu, "aten::mm")))
     assert mm["self"] == "20 us" and mm["duration"] == "30 us"
     gaps = idle_gaps(gpu)
     gap = dict(gap_details(gpu, gaps, 0))
