@@ -100,7 +100,8 @@ class StatsPane(Vertical):
             lines.append("\nSteps: ", style="bold")
             lines.append(
                 "   ".join(
-                    f"{printable(s.name)} {format_duration(s.dur_ns)} GPU "
+                    f"{printable(s.name)} CPU {format_duration(s.dur_ns)} GPU "
+                    f"{format_duration(s.verdict.evidence.launched_gpu_ns)} busy "
                     f"{s.verdict.evidence.gpu_busy:.0%} {s.verdict.label}"
                     for s in summary.steps
                 )
