@@ -102,8 +102,9 @@ def _info_parser() -> argparse.ArgumentParser:
 def _summary_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{PROG} summary",
-        description="The verdict (overhead-bound, compute-bound, mixed, no GPU activity) with its "
-        "evidence, and the top rows of the op table (like key_averages) or the kernel table.",
+        description="The verdict (communication-, compute-, data-loading-, sync- or "
+        "overhead-bound, mixed, no GPU activity) with its evidence, and the top rows of the op "
+        "table (like key_averages) or the kernel table.",
     )
     parser.add_argument("path", nargs="?", help="trace file or folder; default: the bundled sample")
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")

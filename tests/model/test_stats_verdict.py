@@ -183,8 +183,11 @@ def test_a_pipelined_step_is_measured_by_the_work_it_launched():
     assert summary.verdict.evidence.gpu_busy_ns == 180 * US
     one, two = summary.steps
     assert (one.dur_ns, one.verdict.evidence.launched_gpu_ns) == (100 * US, 90 * US)
+    # From its start to the end of its last work: step 1 [20, 200) waits 90 us for its kernel;
+    # step 2 [120, 280) finds the GPU busy with step 1's kernel, then with its own.
     assert (one.verdict.evidence.wall_ns, one.verdict.evidence.gpu_busy_ns) == (180 * US, 90 * US)
-    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (160 * US, 80 * US)
+    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (160 * US, 160 * US)
+    assert two.verdict.label == "compute-bound"
     report = scope_report(trace)
     assert report.totals.self_cuda_ns == 180 * US  # K0 in the unlaunched row
     kernels = scope_report(trace, kernels=True)
@@ -202,10 +205,12 @@ def test_communication_bound_when_peers_keep_the_gpu_waiting():
 
 
 def test_data_loading_bound_names_the_dataloader():
-    """The GPU is idle [10, 85) us; the DataLoader call [10, 80) covers 70 of those 75 us."""
+    """The GPU is idle [10, 85) us; the DataLoader call [10, 80) covers 70 of those 75 us. The
+    trace is one step, [0, 100), so its summary is the step's verdict."""
     trace = load_trace(DATA / "dataloader_bound.json")
     summary = summarize(trace)
     e = summary.verdict.evidence
+    assert summary.verdict.window == (0, 100 * US)
     assert e.idle_ns == 83 * US  # [0, 3), [10, 85) and [95, 100)
     assert e.dataloader_idle_ns == 70 * US
     assert summary.verdict.label == "data-loading-bound"
@@ -213,6 +218,7 @@ def test_data_loading_bound_names_the_dataloader():
     name = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
     assert e.covers[0] == (name, 70 * US)
     assert "DataLoader 84%" in summary.verdict.reason
+    assert sum(summary.idle_ns.values()) == e.idle_ns  # the headline adds up to the same
 
 
 def test_sync_bound_when_a_sync_covers_the_idle_time():

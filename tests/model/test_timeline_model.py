@@ -40,11 +40,12 @@ def test_gaps_and_their_causes(gpu):
     ]
     assert got == [
         ("stream 7", 32 * US, 80 * US, "host wait", False),  # graph launched after the gemm
-        ("stream 7", 84 * US, 85 * US, "kernel wait", False),  # under 30 us
+        ("stream 7", 84 * US, 85 * US, "kernel wait", False),  # under 30 us, launch queued
         ("stream 7", 89 * US, 90 * US, "kernel wait", False),
-        # The device: stream 20's kernel runs in stream 7's gap, cutting it in two.
-        ("stream 20", 32 * US, 54 * US, "kernel wait", True),
-        ("stream 7", 57 * US, 80 * US, "kernel wait", True),
+        # The device: stream 20's kernel runs in stream 7's gap, cutting it in two. Both parts
+        # are under 30 us, but their launches came late: host wait goes first, as in HTA.
+        ("stream 20", 32 * US, 54 * US, "host wait", True),
+        ("stream 7", 57 * US, 80 * US, "host wait", True),
         ("stream 7", 84 * US, 85 * US, "kernel wait", True),
         ("stream 7", 89 * US, 90 * US, "kernel wait", True),
     ]
@@ -69,7 +70,7 @@ def test_device_idle_is_the_headline_and_streams_are_a_breakdown():
     assert bool(gaps.whole_device[first]) and int(gaps.start[first]) == 200 * US
     summary = summarize(trace, (0, 350 * US))
     assert summary.idle_ns["host wait"] == 100 * US and summary.stream_idle_ns["other"] == 180 * US
-    assert gap_details(trace, gaps, first)[0] == ("idle gap", "100 us (whole device)")
+    assert gap_details(trace, gaps, first)[0] == ("idle gap", "100 us (every GPU stream idle)")
 
 
 def test_kernel_wait_is_a_gap_below_the_threshold(tmp_path):

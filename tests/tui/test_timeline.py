@@ -121,14 +121,14 @@ async def test_g_jumps_through_idle_gaps_largest_first(ui):
     await pilot.press("g")
     assert (int(t.gaps.start[t.selected_gap]), int(t.gaps.end[t.selected_gap])) == (57_000, 80_000)
     details = str(t.app.query_one(SliceDetails).render())
-    assert "23 us (whole device)" in details and "kernel wait" in details
+    assert "23 us (every GPU stream idle)" in details and "host wait" in details
     assert t.window[0] <= 57_000 and t.window[1] >= 80_000
     cells = gap_cells(t.gaps, t.rows[t.cursor].lane, *t.window, t.cells_width, t.selected_gap)
     assert cells is not None and (cells == t.selected_gap).any()  # drawn on its row
     await pilot.press("g", "g", "g", "g")
     assert (int(t.gaps.start[t.selected_gap]), int(t.gaps.end[t.selected_gap])) == (32_000, 80_000)
     details = str(t.app.query_one(SliceDetails).render())
-    assert "host wait" in details and "48 us" in details and "whole device" not in details
+    assert "host wait" in details and "48 us" in details and "every GPU stream" not in details
     await pilot.press("g", "g", "g")
     assert int(t.gaps.start[t.selected_gap]) == 57_000  # wraps around
 

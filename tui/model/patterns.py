@@ -64,6 +64,9 @@ GRAPH_DEPENDENCY_FLOW_ID = 1 << 40
 COMM_NAME = re.compile(
     r"nccl|rccl|hccl|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall", re.IGNORECASE
 )
+# Collective kernels, as the GPU's time is split (TraceLens's rule: the library's kernels only;
+# a fused Inductor kernel named after an all_gather is computation).
+COMM_KERNEL_NAME = re.compile(r"nccl|rccl|hccl", re.IGNORECASE)
 # What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
 DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any, ClassVar, Protocol, TypeVar, cast
 
 import numpy as np
@@ -35,8 +36,9 @@ class Slices:
     def __len__(self) -> int:
         return len(self.start)
 
-    @property
+    @cached_property
     def end(self) -> I64:
+        """start + dur, computed once (many analyses read it over every slice)."""
         return self.start + self.dur
 
 
@@ -222,11 +224,9 @@ class Trace:
         """Bytes held by the columnar model and the args reader's tables (not the interned
         strings or the file buffer)."""
         arrays: list[Any] = [
-            *vars(self.slices).values(),
-            *vars(self.launches).values(),
-            *vars(self.flows).values(),
-            *vars(self.instants).values(),
-            *vars(self.memory).values(),
+            getattr(group, f.name)
+            for group in (self.slices, self.launches, self.flows, self.instants, self.memory)
+            for f in fields(group)
         ]
         total = sum(int(a.nbytes) for a in arrays) + self.args_reader.nbytes()
         return total + sum(int(c.ts.nbytes + c.values.nbytes) for c in self.counters)

@@ -1,15 +1,17 @@
 """Idle gaps on GPU devices and streams, and their causes, by HTA's rule.
 
-A device's idle gap is a stretch between its first and last GPU work (kernel, memcpy, memset,
-MTIA device event) where no work runs on any of its streams: that is the headline idle time. A
-stream's idle gap is the same for one stream alone: a breakdown under it (a copy stream idle for
-half a second while the compute stream is busy is not the GPU waiting). A gap's cause, as
-HolisticTraceAnalysis's idle-time breakdown works in practice:
+A device gap is a stretch between the first and last GPU work (kernel, memcpy, memset, MTIA
+device event) where no work runs on any stream of any device of the trace (a trace is one rank:
+its devices are measured together, as GPU busy is): that is the headline idle time. A stream's
+idle gap is the same for one stream alone: a breakdown under it (a copy stream idle for half a
+second while the compute stream is busy is not the GPU waiting). A gap's cause, following
+HolisticTraceAnalysis's idle-time breakdown:
 
-- kernel wait: the gap is shorter than `KERNEL_WAIT_NS`, the bare cost of starting the next
-  kernel. HTA's `consecutive_kernel_delay` is 30, compared against times in microseconds: 30 us;
 - host wait: the CPU called the launch of the next work only after the previous work ended, so
   the GPU waited for the host;
+- kernel wait: otherwise, a gap shorter than `KERNEL_WAIT_NS`, the bare cost of starting the
+  next kernel (HTA's `consecutive_kernel_delay`, 30, is compared against microseconds in the
+  versions in use: 30 us);
 - other: the launch was already queued (or is not in the trace): synchronisation between streams,
   launch latency.
 """
@@ -75,20 +77,16 @@ def _idle_gaps(trace: Trace) -> Gaps:
     work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
     launch = launch_of(trace)
     streams: list[tuple[npt.NDArray[np.int64], ...]] = []
-    per_device: dict[int, list[npt.NDArray[np.int64]]] = {}
+    every: list[npt.NDArray[np.int64]] = []
     for lane in trace.lanes:
         if lane.kind != "gpu":
             continue
         rows = np.flatnonzero(work_cat[s.cat[lane.lo : lane.hi]]) + lane.lo
-        per_device.setdefault(lane.process, []).append(rows)
+        every.append(rows)
         streams.append(_gaps_between(trace, rows, launch, lane.index))
-    devices = []
-    for lists in per_device.values():
-        rows = np.concatenate(lists)
-        rows = rows[np.lexsort((rows, s.start[rows]))]
-        devices.append(_gaps_between(trace, rows, launch, -1))
-    parts = streams + devices
-    if not parts:
+    rows = np.concatenate(every) if every else np.zeros(0, np.int64)
+    parts = [*streams, _gaps_between(trace, rows[np.lexsort((rows, s.start[rows]))], launch, -1)]
+    if not every:
         empty = np.zeros(0, np.int64)
         return Gaps(empty.astype(np.int32), empty, empty, empty.astype(np.int8), empty, 0)
     lane_ids, start, end, cause, nxt = (np.concatenate(p) for p in zip(*parts, strict=True))
@@ -115,7 +113,7 @@ def _gaps_between(
     host = np.zeros(len(idle), bool)
     host[known] = s.start[launched[known]] > gap_start[known]
     cause[host] = HOST_WAIT
-    cause[gap_end - gap_start < KERNEL_WAIT_NS] = KERNEL_WAIT
+    cause[~host & (gap_end - gap_start < KERNEL_WAIT_NS)] = KERNEL_WAIT
     if lane >= 0:
         lanes = np.full(len(idle), lane, np.int64)
     else:

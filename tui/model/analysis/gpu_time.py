@@ -2,7 +2,7 @@
 
 TraceLens's `gpu_timeline` definitions: computation is the union of compute kernels (all GPU
 work but collectives and copies; a memset is a kernel), communication the union of collective
-kernels (NCCL, RCCL, HCCL, gloo by name), memcpy the union of copies. Exposed communication is
+kernels (NCCL, RCCL, HCCL by name), memcpy the union of copies. Exposed communication is
 communication while no computation runs; exposed memcpy is copying while neither runs; busy is
 the union of everything, and idle the rest of the window.
 """
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ..patterns import COMM_NAME
+from ..patterns import COMM_KERNEL_NAME
 from ..trace import Trace
 from .attribution import attribute
 
@@ -54,7 +54,7 @@ def work_class(trace: Trace) -> npt.NDArray[np.int8]:
 def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
     work = attribute(trace).work
     s = trace.slices
-    comm = np.asarray([bool(COMM_NAME.search(n)) for n in trace.names] + [False])
+    comm = np.asarray([bool(COMM_KERNEL_NAME.search(n)) for n in trace.names] + [False])
     copy = np.asarray([c.lower() in _COPY_CATEGORIES for c in trace.categories] + [False])
     out = np.full(len(work), COMPUTE, np.int8)
     out[comm[s.name[work]]] = COMM
@@ -62,24 +62,44 @@ def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
     return out
 
 
-def gpu_time(trace: Trace, t0: int, t1: int, pieces: I64 | None = None) -> GpuTime:
-    """The breakdown of [t0, t1), over all GPU work or over `pieces` (indices into
-    attribute(trace).work), each clipped to the window."""
-    s = trace.slices
-    work = attribute(trace).work
-    kind = work_class(trace)
-    if pieces is not None:
-        work, kind = work[pieces], kind[pieces]
-    start = np.clip(s.start[work], t0, t1)
-    end = np.clip(s.end[work], t0, t1)
+@dataclass(frozen=True)
+class _ByStart:
+    """GPU work by start, with the longest piece, to find what overlaps a window quickly."""
 
-    def union(*classes: int) -> int:
-        pick = np.isin(kind, classes)
+    start: I64
+    end: I64
+    kind: npt.NDArray[np.int8]
+    longest: int
+
+
+def _by_start(trace: Trace) -> _ByStart:
+    def build() -> _ByStart:
+        s = trace.slices
+        work = attribute(trace).work
+        order = np.argsort(s.start[work], kind="stable")
+        work = work[order]
+        dur = s.dur[work]
+        return _ByStart(
+            s.start[work], s.end[work], work_class(trace)[order], int(dur.max()) if len(dur) else 0
+        )
+
+    return trace.derive("gpu_work_by_start", build)
+
+
+def gpu_time(trace: Trace, t0: int, t1: int) -> GpuTime:
+    """The breakdown of the window [t0, t1): all GPU work in it, each piece clipped to it."""
+    w = _by_start(trace)
+    a, b = np.searchsorted(w.start, [t0 - w.longest, t1], side="left")
+    start, end, kind = w.start[a:b], w.end[a:b], w.kind[a:b]
+    start = np.clip(start, t0, t1)
+    end = np.clip(end, t0, t1)
+
+    def union(pick: npt.NDArray[np.bool_]) -> int:
         return interval_union(start[pick], end[pick])
 
-    comp, comm, copy = union(COMPUTE), union(COMM), union(MEMCPY)
-    comp_comm = union(COMPUTE, COMM)
-    busy = union(COMPUTE, COMM, MEMCPY)
+    comp, comm, copy = union(kind == COMPUTE), union(kind == COMM), union(kind == MEMCPY)
+    comp_comm = union(kind != MEMCPY)
+    busy = union(np.ones(len(kind), bool))
     return GpuTime(max(t1 - t0, 0), comp, comm, copy, busy, comp_comm - comp, busy - comp_comm)
 
 

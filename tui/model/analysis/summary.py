@@ -10,13 +10,17 @@ import numpy as np
 from ..trace import Trace
 from .attribution import attribute
 from .gaps import idle_gaps
-from .gpu_time import GpuTime, gpu_time
+from .gpu_time import GpuTime
 from .memory import OUTSIDE_OPS, peaks
 from .ops import op_stats
 from .scope import Scope
 from .steps import profiled_window, step_windows
 from .syncs import syncs_in
 from .verdict import Verdict, judge, judge_step
+
+# Idle time of a window that no gap between two pieces of GPU work holds: before its first work,
+# after its last, or (for a step's own GPU span) while only other steps' work ran.
+OUTSIDE_GAPS = "outside gaps"
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,10 @@ class StepRow:
     start_ns: int
     dur_ns: int
     verdict: Verdict
+
+    @property
+    def end_ns(self) -> int:
+        return self.start_ns + self.dur_ns
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,7 @@ class Summary:
 
     window: tuple[int, int]
     gpu_time: GpuTime  # computation, communication, copies and their overlap
-    idle_ns: dict[str, int]  # by cause: no GPU work on any stream of the device
+    idle_ns: dict[str, int]  # by cause: no GPU work on any stream, adding up to the idle time
     stream_idle_ns: dict[str, int]  # by cause, summed over the streams
     median_launch_delay_ns: int | None
     verdict: Verdict
@@ -55,6 +63,16 @@ class Summary:
     sync_ns: int = 0
     memory_peaks: list[MemoryPeak] = field(default_factory=list)
     top_memory_ops: list[tuple[str, int]] = field(default_factory=list)  # by self bytes
+
+
+def step_rows(trace: Trace) -> list[StepRow]:
+    """Every step with its verdict (computed once per trace: the pane asks at each scope)."""
+    return trace.derive(
+        "step_rows",
+        lambda: [
+            StepRow(name, a, b - a, judge_step(trace, a, b)) for name, a, b in step_windows(trace)
+        ],
+    )
 
 
 def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
@@ -69,11 +87,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     mine = launched & (launch_start >= t0) & (launch_start < t1)
     delays = s.start[att.work[mine]] - launch_start[mine]
     all_steps = step_windows(trace)
-    steps = [
-        StepRow(name, a, b - a, judge_step(trace, a, b))
-        for name, a, b in all_steps
-        if a >= t0 and b <= t1
-    ]
+    steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
     sync_calls, sync_ns = syncs_in(trace, t0, t1)
     memory_peaks = [
         MemoryPeak(
@@ -94,13 +108,19 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
         ),
         reverse=True,
     )
+    # One step's summary is that step's verdict, over its own GPU span, as in its strip row.
+    is_step = any((a, b) == (t0, t1) for _, a, b in all_steps)
+    verdict = judge_step(trace, t0, t1, names=True) if is_step else judge(trace, t0, t1)
+    g0, g1 = verdict.window
+    idle = gaps.idle_ns(g0, g1, whole_device=True)
+    idle[OUTSIDE_GAPS] = verdict.evidence.idle_ns - sum(idle.values())
     return Summary(
         (t0, t1),
-        gpu_time(trace, t0, t1),
-        gaps.idle_ns(t0, t1, whole_device=True),
-        gaps.idle_ns(t0, t1, whole_device=False),
+        verdict.time,
+        idle,
+        gaps.idle_ns(g0, g1, whole_device=False),
         int(np.median(delays)) if len(delays) else None,
-        judge(trace, t0, t1),
+        verdict,
         steps,
         sync_calls,
         sync_ns,

@@ -12,8 +12,8 @@ For a window (one profiler step, or the summary's window):
 Rules, in this order (thresholds also in the README):
 
 - `no GPU activity`: no GPU work in the window (a CPU-only trace is never guessed at);
-- `communication-bound`: exposed communication is at least COMM_BOUND of busy time: the GPU is
-  waiting on its peers;
+- `communication-bound`: exposed communication is at least COMM_BOUND of busy time, and either
+  the GPU is busy (>= BUSY_HIGH) or it waits on its peers longer than it is idle;
 - `compute-bound`: GPU busy >= BUSY_HIGH;
 - `data-loading-bound`: DataLoader calls cover at least CAUSE_SHARE of the idle time;
 - `sync-bound`: CPU calls waiting for the GPU cover at least CAUSE_SHARE of the idle time;
@@ -33,7 +33,7 @@ from ..patterns import DATALOADER_NAME, PROFILER_STEP
 from ..timescale import format_duration
 from ..trace import Trace
 from .attribution import attribute, op_tree
-from .gpu_time import GpuTime, gpu_time, interval_union
+from .gpu_time import GpuTime, gpu_time
 from .syncs import sync_rows
 
 BUSY_LOW = 0.30
@@ -76,6 +76,8 @@ class Evidence:
 class Verdict:
     label: str
     evidence: Evidence
+    window: tuple[int, int]  # what it measured: the window, or a step's own GPU span
+    time: GpuTime
 
     @property
     def reason(self) -> str:
@@ -89,24 +91,16 @@ class _WorkIndex:
 
     union_start: np.ndarray  # the union of GPU work, as sorted disjoint intervals
     union_end: np.ndarray
-    union_before: np.ndarray  # busy time before each interval
     launch_start: np.ndarray  # per launched piece of work, by launch start
     launch_cpu_before: np.ndarray  # prefix sums (0 first) of: launch call time (once a call),
     gpu_before: np.ndarray  # GPU time started, and pieces shorter than their launch
     short_before: np.ndarray
     calls_before: np.ndarray
     work_end: np.ndarray  # per launched piece of work, by launch start: when it ended
-    work_piece: np.ndarray  # and its index into attribute(trace).work
 
-    def busy(self, t0: int, t1: int) -> int:
-        def before(t: int) -> int:
-            k = int(np.searchsorted(self.union_start, t, side="right")) - 1
-            if k < 0:
-                return 0
-            inside = min(t - int(self.union_start[k]), int(self.union_end[k] - self.union_start[k]))
-            return int(self.union_before[k]) + inside
-
-        return before(t1) - before(t0)
+    def idle(self, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
+        """The stretches of [t0, t1) where no GPU work runs (sorted, disjoint)."""
+        return _complement(self.union_start, self.union_end, t0, t1)
 
     def launched(self, t0: int, t1: int) -> tuple[int, int, int, int, int]:
         """(launch calls, their CPU time, GPU time started, pieces, pieces shorter than launch)."""
@@ -137,11 +131,10 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         u_end = np.maximum.reduceat(end, np.flatnonzero(new))
     else:
         u_start = u_end = np.zeros(0, np.int64)
-    u_before = np.concatenate(([0], np.cumsum(u_end - u_start)))[:-1]
-    piece = np.flatnonzero(att.launch >= 0)
-    launch, work = att.launch[piece], att.work[piece]
+    launched = att.launch >= 0
+    launch, work = att.launch[launched], att.work[launched]
     order = np.lexsort((launch, s.start[launch]))
-    launch, work, piece = launch[order], work[order], piece[order]
+    launch, work = launch[order], work[order]
     first_of_call = (
         np.concatenate(([True], launch[1:] != launch[:-1])) if len(launch) else (np.zeros(0, bool))
     )
@@ -152,38 +145,40 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
     index = _WorkIndex(
         u_start,
         u_end,
-        u_before.astype(np.int64),
         s.start[launch],
         prefix(np.where(first_of_call, s.dur[launch], 0)),
         prefix(s.dur[work]),
         prefix(s.dur[work] < s.dur[launch]),
         prefix(first_of_call),
         s.end[work],
-        piece,
     )
     return index
 
 
-def judge_step(trace: Trace, t0: int, t1: int) -> Verdict:
+def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     """The verdict of a step whose CPU ran in [t0, t1), by the GPU work it launched there.
 
     A pipelined step's kernels run on into the next step's CPU span (or after the last one):
-    they are still this step's. Its wall time runs from its start to the end of its CPU span or
-    of its last GPU work, whichever is later; busy is the union of its own work in it.
+    they are still this step's: its window runs from its start to the end of its CPU span or of
+    its last GPU work, whichever is later. Busy is all GPU work in that window (the work of the
+    step before may fill its start); the launch numbers are those of its own CPU span. With
+    `names`, the evidence names what covers its idle time (one step's summary asks).
     """
     index = _work_index(trace)
+    launched = index.launched(t0, t1)
     a, b = np.searchsorted(index.launch_start, [t0, t1], side="left")
     ends = index.work_end[a:b]
     end = max(t1, int(ends.max())) if len(ends) else t1
-    pieces = index.work_piece[a:b]
-    return _verdict(trace, t0, end, index.launched(t0, t1), gpu_time(trace, t0, end, pieces))
+    time = gpu_time(trace, t0, end)
+    return _verdict(trace, t0, end, launched, time, index.idle(t0, end), names)
 
 
 def judge(trace: Trace, t0: int, t1: int) -> Verdict:
     """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it,
     with the names covering most of its idle time."""
     index = _work_index(trace)
-    return _verdict(trace, t0, t1, index.launched(t0, t1), gpu_time(trace, t0, t1), names=True)
+    time = gpu_time(trace, t0, t1)
+    return _verdict(trace, t0, t1, index.launched(t0, t1), time, index.idle(t0, t1), names=True)
 
 
 def _verdict(
@@ -192,10 +187,11 @@ def _verdict(
     t1: int,
     launched: tuple[int, int, int, int, int],
     time: GpuTime,
+    idle: tuple[np.ndarray, np.ndarray],
     names: bool = False,
 ) -> Verdict:
     calls, launch_cpu, gpu_started, pieces, short = launched
-    idle_start, idle_end = _idle(trace, t0, t1, time)
+    idle_start, idle_end = idle
     evidence = Evidence(
         max(t1 - t0, 1),
         time.busy_ns,
@@ -206,33 +202,35 @@ def _verdict(
         pieces,
         time.communication_ns,
         time.exposed_comm_ns,
-        time.idle_ns,
+        int((idle_end - idle_start).sum()),
         _covered(trace, _dataloader_rows(trace), idle_start, idle_end),
         _covered(trace, sync_rows(trace), idle_start, idle_end),
-        _covering_names(trace, idle_start, idle_end) if names else (),
+        _covering_names(trace, idle_start, idle_end, t1 - t0) if names else (),
     )
-    return Verdict(_label(evidence, has_work=bool(time.busy_ns or pieces)), evidence)
+    label = _label(evidence, has_work=bool(time.busy_ns or pieces))
+    return Verdict(label, evidence, (t0, t1), time)
 
 
-def _idle(trace: Trace, t0: int, t1: int, time: GpuTime) -> tuple[np.ndarray, np.ndarray]:
-    """The stretches of [t0, t1) where no GPU work of the trace runs (sorted, disjoint)."""
-    s = trace.slices
-    work = attribute(trace).work
-    start, end = np.clip(s.start[work], t0, t1), np.clip(s.end[work], t0, t1)
-    keep = end > start
-    start, end = start[keep], end[keep]
-    if time.busy_ns == 0 or len(start) == 0:
-        return np.asarray([t0], np.int64), np.asarray([t1], np.int64)
-    order = np.argsort(start, kind="stable")
-    start, end = start[order], end[order]
-    reach = np.maximum.accumulate(end)
-    new = np.concatenate(([True], start[1:] > reach[:-1]))
-    firsts = np.flatnonzero(new)
-    u_start, u_end = start[firsts], np.maximum.reduceat(end, firsts)
-    gaps_start = np.concatenate(([t0], u_end))
-    gaps_end = np.concatenate((u_start, [t1]))
-    keep = gaps_end > gaps_start
-    return gaps_start[keep], gaps_end[keep]
+def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals sorted by start, merged into sorted disjoint ones."""
+    if len(starts) == 0:
+        return starts, ends
+    reach = np.maximum.accumulate(ends)
+    firsts = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
+    return starts[firsts], np.maximum.reduceat(ends, firsts)
+
+
+def _complement(
+    starts: np.ndarray, ends: np.ndarray, t0: int, t1: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The parts of [t0, t1) that sorted disjoint intervals leave free."""
+    a = int(np.searchsorted(ends, t0, side="right"))
+    b = int(np.searchsorted(starts, t1, side="left"))
+    inner_start, inner_end = np.clip(starts[a:b], t0, t1), np.clip(ends[a:b], t0, t1)
+    free_start = np.concatenate(([t0], inner_end))
+    free_end = np.concatenate((inner_start, [t1]))
+    keep = free_end > free_start
+    return free_start[keep].astype(np.int64), free_end[keep].astype(np.int64)
 
 
 def _covered(trace: Trace, rows: np.ndarray, idle_start: np.ndarray, idle_end: np.ndarray) -> int:
@@ -240,12 +238,29 @@ def _covered(trace: Trace, rows: np.ndarray, idle_start: np.ndarray, idle_end: n
     if len(rows) == 0 or len(idle_start) == 0:
         return 0
     s = trace.slices
-    lo, hi = int(idle_start[0]), int(idle_end[-1])
-    start, end = np.clip(s.start[rows], lo, hi), np.clip(s.end[rows], lo, hi)
-    idle = int((idle_end - idle_start).sum())
-    cover = interval_union(start, end)
-    both = interval_union(np.concatenate((idle_start, start)), np.concatenate((idle_end, end)))
-    return idle + cover - both
+    order = np.argsort(s.start[rows], kind="stable")
+    start, end = _merge(s.start[rows][order], s.end[rows][order])
+    return int(_idle_in(idle_start, idle_end, start, end).sum())
+
+
+def _idle_in(
+    idle_start: np.ndarray, idle_end: np.ndarray, start: np.ndarray, end: np.ndarray
+) -> np.ndarray:
+    """Idle time inside each interval [start, end)."""
+    inside: np.ndarray = np.subtract(
+        _idle_before(idle_start, idle_end, end), _idle_before(idle_start, idle_end, start)
+    )
+    return inside
+
+
+def _idle_before(idle_start: np.ndarray, idle_end: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """Idle time before each of the times `t`."""
+    before = np.concatenate(([0], np.cumsum(idle_end - idle_start)))
+    k = np.searchsorted(idle_start, t, side="right")  # stretches starting at or before t
+    last = np.maximum(k - 1, 0)
+    inside = np.where(k > 0, np.minimum(t, idle_end[last]) - idle_start[last], 0)
+    total: np.ndarray = before[last] * (k > 0) + inside
+    return total
 
 
 def _dataloader_rows(trace: Trace) -> np.ndarray:
@@ -257,30 +272,40 @@ def _dataloader_rows(trace: Trace) -> np.ndarray:
 
 
 def _covering_names(
-    trace: Trace, idle_start: np.ndarray, idle_end: np.ndarray
+    trace: Trace, idle_start: np.ndarray, idle_end: np.ndarray, wall: int
 ) -> tuple[tuple[str, int], ...]:
-    """The op and annotation names whose slices spend most of their time with the GPU idle,
-    by how much idle time they cover."""
+    """The op and annotation names whose slices spend at least MOSTLY_IDLE of their time with
+    the GPU idle, by how much idle time they cover. Steps and the names that span most of the
+    window (the root Python frames) hold all of its idle time and say nothing of the cause."""
     s = trace.slices
     ops = np.flatnonzero(op_tree(trace).is_op)
     if len(ops) == 0 or len(idle_start) == 0:
         return ()
-    # Only slices that touch an idle stretch can cover one.
-    k = np.searchsorted(idle_end, s.start[ops], side="right")
-    touch = (k < len(idle_start)) & (s.end[ops] > idle_start[np.minimum(k, len(idle_start) - 1)])
-    ops = ops[touch]
+    lo, hi = int(idle_start[0]), int(idle_end[-1])
+    ops = ops[(s.start[ops] < hi) & (s.end[ops] > lo)]
+    # Each name's slices merged (a recursive frame counts its time once), all names at once:
+    # sort by name then start, and keep the running end within a name.
+    name = s.name[ops].astype(np.int64)
+    order = np.lexsort((s.start[ops], name))
+    ops, name = ops[order], name[order]
+    start, end = np.clip(s.start[ops], lo, hi), np.clip(s.end[ops], lo, hi)
+    first = np.concatenate(([True], name[1:] != name[:-1]))
+    group = np.cumsum(first) - 1
+    shift = np.int64(hi - lo + 1) * group  # ends of later names never reach back
+    reach = np.maximum.accumulate(end - lo + shift) - shift + lo
+    new = first | np.concatenate(([True], start[1:] > reach[:-1]))
+    heads = np.flatnonzero(new)
+    m_start, m_end = start[heads], np.maximum.reduceat(reach, heads)
+    m_name = name[heads]
+    covered = _idle_in(idle_start, idle_end, m_start, m_end)
+    names, at = np.unique(m_name, return_inverse=True)
+    by_name = np.bincount(at, weights=covered)
+    own = np.bincount(at, weights=m_end - m_start)
     found = []
-    for name in np.unique(s.name[ops]).tolist():
-        if PROFILER_STEP.match(trace.names[int(name)]):
-            continue  # a step holds all of its idle time: that says nothing of the cause
-        rows = ops[s.name[ops] == name]
-        covered = _covered(trace, rows, idle_start, idle_end)
-        own = interval_union(
-            np.clip(s.start[rows], idle_start[0], idle_end[-1]),
-            np.clip(s.end[rows], idle_start[0], idle_end[-1]),
-        )
-        if covered and covered >= MOSTLY_IDLE * own:
-            found.append((covered, trace.names[int(name)]))
+    for k in np.flatnonzero((by_name > 0) & (by_name >= MOSTLY_IDLE * own) & (own < 0.9 * wall)):
+        text = trace.names[int(names[k])]
+        if not PROFILER_STEP.match(text):
+            found.append((int(by_name[k]), text))
     found.sort(key=lambda c: (-c[0], c[1]))
     return tuple((n, ns) for ns, n in found[:COVERS_SHOWN])
 
@@ -288,7 +313,8 @@ def _covering_names(
 def _label(e: Evidence, has_work: bool) -> str:
     if not has_work:
         return "no GPU activity"
-    if e.gpu_busy_ns and e.exposed_comm_ns >= COMM_BOUND * e.gpu_busy_ns:
+    waiting = e.gpu_busy_ns and e.exposed_comm_ns >= COMM_BOUND * e.gpu_busy_ns
+    if waiting and (e.gpu_busy >= BUSY_HIGH or e.exposed_comm_ns >= e.idle_ns):
         return "communication-bound"
     if e.gpu_busy >= BUSY_HIGH:
         return "compute-bound"
@@ -305,7 +331,7 @@ def _label(e: Evidence, has_work: bool) -> str:
 
 def _reason(label: str, e: Evidence) -> str:
     if label == "no GPU activity":
-        return "no kernel, memcpy or memset in this window"
+        return "no GPU work (kernel, copy, set, device event) in this window"
     busy = f"GPU busy {e.gpu_busy:.1%} of {_ms(e.wall_ns)}"
     launch = (
         f"launch calls took {_ms(e.launch_cpu_ns)} of CPU for {_ms(e.launched_gpu_ns)} of GPU "
@@ -326,7 +352,9 @@ def _reason(label: str, e: Evidence) -> str:
             idle = f"; while the GPU is idle ({_ms(e.idle_ns)}) the CPU is in: " + ", ".join(parts)
     head = {
         "communication-bound": f"{busy}: the GPU waits on its peers",
-        "compute-bound": f"{busy}: the GPU is the bottleneck",
+        "compute-bound": f"{busy}: the GPU is the bottleneck"
+        if e.exposed_comm_ns < 0.1 * e.gpu_busy_ns
+        else f"{busy}: the GPU is busy, part of it waiting on its peers",
         "data-loading-bound": f"{busy}: the GPU waits for the DataLoader",
         "sync-bound": f"{busy}: the CPU waits for the GPU, and the GPU then waits for the CPU",
         "overhead-bound": f"{busy}: the CPU cannot launch fast enough",

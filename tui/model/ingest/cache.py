@@ -17,7 +17,7 @@ import os
 import tempfile
 import zipfile
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +133,8 @@ class ModelCache:
 def _arrays(trace: Trace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group in _ARRAY_GROUPS:
-        for name, value in vars(getattr(trace, group)).items():
-            out[f"{group}.{name}"] = value
+        for f in fields(getattr(trace, group)):  # the columns, not what is derived from them
+            out[f"{group}.{f.name}"] = getattr(getattr(trace, group), f.name)
     reader = trace.args_reader
     for name, value in reader.arrays().items():
         out[f"args.{name}"] = value

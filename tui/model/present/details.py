@@ -71,8 +71,8 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
     device = trace.processes[lane.process].name
     whole = bool(gaps.whole_device[index])
     out = [
-        ("idle gap", format_duration(end - start) + (" (whole device)" if whole else "")),
-        ("lane", f"{device}, every stream" if whole else f"{device} / {lane.name}"),
+        ("idle gap", format_duration(end - start) + (" (every GPU stream idle)" if whole else "")),
+        ("lane", "every GPU stream" if whole else f"{device} / {lane.name}"),
         ("from", _when(trace, start)),
         ("to", _when(trace, end)),
         ("cause", CAUSES[int(gaps.cause[index])]),

@@ -98,6 +98,14 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
 
 
+def _window(summary: Summary) -> str:
+    (t0, t1), (g0, g1) = summary.window, summary.verdict.window
+    text = f"+{format_duration(t0)} to +{format_duration(t1)}"
+    if (g0, g1) != (t0, t1):  # one step: its GPU numbers are over its own work's span
+        text += f"; the step's GPU work: +{format_duration(g0)} to +{format_duration(g1)}"
+    return text
+
+
 def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     """(label, value) pairs of the summary strip."""
     e, g = summary.verdict.evidence, summary.gpu_time
@@ -111,10 +119,7 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         ("Verdict", summary.verdict.label),
         ("Why", summary.verdict.reason),
         # The table (and its totals) covers the scope; the GPU numbers below cover this window.
-        (
-            "Window",
-            f"+{format_duration(summary.window[0])} to +{format_duration(summary.window[1])}",
-        ),
+        ("Window", _window(summary)),
         ("Self CPU time total", format_duration(totals.self_cpu_ns)),
         ("Self CUDA time total", format_duration(totals.self_cuda_ns)),
         ("GPU busy", f"{e.gpu_busy:.1%} of {format_duration(e.wall_ns)}"),
