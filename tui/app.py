@@ -10,10 +10,12 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Input
+from textual.widgets import Footer, Input
 
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.ops import op_rows
+from tui.model.analysis.steps import profiled_window
+from tui.model.analysis.verdict import Verdict, judge
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
@@ -55,9 +57,9 @@ class TraceApp(App[None]):
     class TraceLoaded(Message):
         """Posted when the trace has loaded."""
 
-        def __init__(self, trace: Trace) -> None:
+        def __init__(self, trace: Trace, verdict: Verdict | None) -> None:
             super().__init__()
-            self.trace = trace
+            self.trace, self.verdict = trace, verdict
 
     class LoadFailed(Message):
         """Posted when the trace could not be loaded."""
@@ -85,7 +87,6 @@ class TraceApp(App[None]):
         self.sub_title = printable(path)
 
     def compose(self) -> ComposeResult:
-        yield Header()
         yield LoadProgress(self.path)
         yield Footer()
 
@@ -98,6 +99,7 @@ class TraceApp(App[None]):
         try:
             trace = load_trace(self.path, progress=self._progress, cache=self.cache)
             trace.args_reader.open()  # here, not on the first lookup in the UI thread
+            verdict = _verdict(trace)
         except LoadCancelled:
             return
         except TraceError as e:
@@ -111,7 +113,7 @@ class TraceApp(App[None]):
                 )
             )
             return
-        self.post_message(self.TraceLoaded(trace))
+        self.post_message(self.TraceLoaded(trace, verdict))
 
     def _progress(self, done: int, total: int, events: int) -> None:
         if self._cancelled:
@@ -141,7 +143,7 @@ class TraceApp(App[None]):
             TraceSummary(message.trace),
             TimeRuler(),
             Timeline(message.trace),
-            VerticalScroll(SliceDetails(), id="details"),
+            VerticalScroll(SliceDetails(message.verdict), id="details"),
             search,
             before=self.query_one(Footer),
         )
@@ -149,10 +151,11 @@ class TraceApp(App[None]):
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
+        timeline = self.query_one(Timeline)
         for ruler in self.query(TimeRuler):  # none while the app shuts down
-            ruler.show(message.window, message.gutter)
+            ruler.show(message.window, message.gutter, timeline.cells_width, message.marked)
         for pane in self.query(StatsPane):
-            pane.follow(message.window, pane.selected)
+            pane.follow(message.window, pane.selected, message.marked)
 
     @guarded
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
@@ -169,7 +172,7 @@ class TraceApp(App[None]):
             else:
                 details.clear()
         for pane in self.query(StatsPane):
-            pane.follow(message.window, message.slice)
+            pane.follow(message.window, message.slice, pane.marked)
 
     @guarded
     def action_toggle_stats(self) -> None:
@@ -183,7 +186,7 @@ class TraceApp(App[None]):
             return
         self.query_one("#details").display = False
         timeline = self.query_one(Timeline)
-        pane = StatsPane(self.trace, timeline.window, timeline.selected)
+        pane = StatsPane(self.trace, timeline.window, timeline.selected, timeline.marked)
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(lambda: pane.query_one("#stats").focus())
 
@@ -223,11 +226,22 @@ class TraceApp(App[None]):
 
     @guarded
     def on_input_submitted(self, message: Input.Submitted) -> None:
-        found = self.query_one(Timeline).set_search(message.value)
+        timeline = self.query_one(Timeline)
+        found = timeline.set_search(message.value)
+        k, n = timeline.match_position()
         self.notify(
-            f"{found:,} slices match {printable(message.value)!r}"
+            f"match {k:,} of {n:,} for {printable(message.value)!r} (n, N: next, previous)"
             if found
             else f"no slice name contains {printable(message.value)!r}",
             markup=False,
+            timeout=4,
         )
         self.action_close_search()
+
+
+def _verdict(trace: Trace) -> Verdict | None:
+    """The verdict on the profiled steps, shown while nothing is selected (None when the
+    trace has nothing to judge it on)."""
+    if not len(trace.slices):
+        return None
+    return judge(trace, *profiled_window(trace))

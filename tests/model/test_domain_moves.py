@@ -14,7 +14,8 @@ from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_at
 from tui.model.ingest import load_trace
 from tui.model.present import navigate as nav
-from tui.model.present.raster import Row, RowSlices, gap_cells, layout
+from tui.model.present.raster import gap_cells
+from tui.model.present.rows import LaneRows, Row, RowSlices, layout
 from tui.model.present.scopes import scope_named
 
 US = 1000
@@ -117,4 +118,4 @@ def test_gap_cells_mark_the_cells_whose_middle_is_idle(gpu):
     assert cells.tolist() == [-1, -1, -1, 0, 0, 0, 0, 0, -1, -1]  # 85 us: [84, 85) has ended
     other = next(lane.index for lane in gpu.lanes if lane.index != int(gaps.lane[0]))
     assert gap_cells(gaps, other, 0, 100 * US, 10) is None
-    assert any(r.lane == lane for r in layout(gpu))
+    assert any(r.lane == lane for r in layout(gpu, LaneRows(gpu)))

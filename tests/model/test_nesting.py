@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tui.model.ingest.nesting import _nest_laminar, _nest_sweep, nest
+from tui.model.nesting import _nest_laminar, _nest_sweep, nest
 
 intervals = st.lists(st.tuples(st.integers(0, 60), st.integers(0, 25)), min_size=1, max_size=40)
 

@@ -12,8 +12,9 @@ from tui.model.ingest import load_trace
 from tui.model.present import navigate as nav
 from tui.model.present.details import gap_details, slice_details
 from tui.model.present.kinds import KINDS, slice_kinds
-from tui.model.present.raster import RowSlices, layout, rasterise, slice_at
-from tui.model.timescale import format_duration, tick_step, ticks
+from tui.model.present.raster import rasterise, slice_at
+from tui.model.present.rows import COLLAPSED, LaneRows, RowSlices, layout
+from tui.model.timescale import format_duration, format_time, tick_step, ticks
 
 US = 1000
 
@@ -116,10 +117,14 @@ def test_slice_at_prefers_the_slice_under_the_time():
     assert slice_at(row, 60, tolerance=30) == 0
 
 
-def test_layout_collapses_lanes(gpu):
-    rows = layout(gpu)
-    assert [(r.lane, r.depth) for r in rows] == [(-1, 0), (0, 0), (0, 1), (-1, 0), (1, 0), (2, 0)]
-    assert len(layout(gpu, frozenset({0}))) == 5
+def test_layout_collapses_lanes_and_pins_them_first(gpu):
+    lanes = LaneRows(gpu)
+    rows = layout(gpu, lanes)
+    assert [(r.lane, r.level) for r in rows] == [(-1, 0), (0, 0), (0, 1), (-1, 0), (1, 0), (2, 0)]
+    lanes.modes[0] = COLLAPSED
+    assert len(layout(gpu, lanes)) == 5
+    pinned = layout(gpu, lanes, (1, 2))
+    assert [(r.lane, r.pinned) for r in pinned] == [(1, True), (2, True), (-1, False), (0, False)]
 
 
 def test_window_zoom_pan_fit():
@@ -156,9 +161,20 @@ def test_time_scale():
     assert format_duration(13_500_000) == "13.5 ms"
     assert format_duration(2_010_000_000) == "2.01 s"
     assert tick_step(1_000_000, 100) == 200_000
-    assert ticks(0, 1_000_000, 100)[:3] == [(0, "0us"), (20, "200us"), (40, "400us")]
-    assert ticks(1_500, 2_500, 100)[:3] == [(10, "1600ns"), (30, "1800ns"), (50, "2000ns")]
-    assert ticks(0, 10_000_000_000, 100)[1] == (20, "2s")
+    assert ticks(0, 1_000_000, 100)[:3] == [(0, "0 us"), (20, "200 us"), (40, "400 us")]
+    assert ticks(0, 1_400_000, 100)[-2:] == [(71, "1.0 ms"), (85, "1.2 ms")]
+    assert ticks(1_500, 2_500, 100)[:3] == [(10, "1.6 us"), (30, "1.8 us"), (50, "2.0 us")]
+    assert ticks(0, 10_000_000_000, 100)[1] == (20, "2 s")
+    # Deep in a long trace: where the view is, then offsets from there.
+    assert ticks(606_150_000, 606_160_000, 100)[:3] == [
+        (0, "606.150 ms"),
+        (20, "+2 us"),
+        (40, "+4 us"),
+    ]
+    assert format_time(723_412_345) == "723.412345 ms"
+    assert format_time(723_961_000) == "723.961 ms"
+    assert format_time(1_204_000_000) == "1.204 s"
+    assert format_time(15_000) == "15 us" and format_time(812) == "812 ns"
 
 
 def test_kinds_colour_by_category_and_nccl_by_name(tmp_path):
@@ -176,17 +192,26 @@ def test_kinds_colour_by_category_and_nccl_by_name(tmp_path):
 
 def test_details_of_a_kernel_and_a_launch(gpu):
     kernel = dict(slice_details(gpu, row_named(gpu, "gemm_kernel<float, 128>")))
-    assert kernel["launched by"] == "cudaLaunchKernel (launched 15 us)"
+    assert kernel["launched by"] == ("cudaLaunchKernel on thread 7, queued 15 us before it ran")
     assert kernel["issuing op"] == "aten::mm"
     assert kernel["duration"] == "12 us"
     assert kernel["start"].startswith("+20 us  (2023-11-14 22:13:20.000030000 UTC)")
+    assert [k for k, _ in slice_details(gpu, row_named(gpu, "gemm_kernel<float, 128>"))][:4] == [
+        "name",
+        "duration",
+        "launched by",
+        "issuing op",
+    ]
     assert kernel["  correlation"] == "101"
     launch = dict(slice_details(gpu, row_named(gpu, "cudaGraphLaunch")))
     assert launch["starts"] == (
-        "graph_kernel_a (launch delay 10 us); graph_kernel_b (launch delay 15 us)"
+        "graph_kernel_a (ran 10 us after this call); graph_kernel_b (ran 15 us after this call)"
     )
     mm = dict(slice_details(gpu, row_named(gpu, "aten::mm")))
     assert mm["self"] == "20 us" and mm["duration"] == "30 us"
+    assert mm["GPU work"] == (
+        "1 launched under it, 12 us in all (] goes to the first): gemm_kernel<float, 128>"
+    )
     gaps = idle_gaps(gpu)
     gap = dict(gap_details(gpu, gaps, 0))
     assert gap["cause"] == "host wait" and gap["idle gap"] == "48 us"

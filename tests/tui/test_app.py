@@ -20,8 +20,9 @@ async def test_app_loads_in_the_background_and_shows_the_timeline():
         assert app.trace is not None
         timeline = app.query_one(Timeline)
         assert app.focused is timeline
-        labels = [timeline.render_line(y).text[: timeline.gutter_width].strip() for y in range(6)]
-        assert labels == ["process 7 (python3)", "▾ thread 7", "", "GPU 0", "stream 7", "stream 20"]
+        labels = [timeline.render_line(y).text[: timeline.gutter_width].strip() for y in range(5)]
+        # The GPU streams pinned on top, then the CPU thread launching their work.
+        assert labels == ["stream 7", "stream 20", "process 7 (python3)", "▾ thread 7", ""]
         summary = str(app.query_one(TraceSummary).render())
         assert "gpu_streams.json" in summary and "Test GPU" in summary
         await pilot.press("q")

@@ -16,18 +16,18 @@ async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
     async with loaded(DATA / "gpu_streams.json", (100, 30), expect_error=True) as (pilot, app):
 
         def broken(*args, **kwargs):
-            raise RuntimeError("a bug in children()")
+            raise RuntimeError("a bug in first_inside()")
 
-        monkeypatch.setattr(navigate, "children", broken)
+        monkeypatch.setattr(navigate, "first_inside", broken)
         await pilot.press("right", "enter")
         assert isinstance(app.screen, ErrorScreen)
-        assert "a bug in children()" in app.screen.message
+        assert "a bug in first_inside()" in app.screen.message
         await pilot.press("escape")
         timeline = app.query_one(Timeline)
         assert app.screen is not None and not isinstance(app.screen, ErrorScreen)
         await pilot.press("right")  # still working
         assert timeline.trace.slice_name(timeline.selected) == "aten::add"
-    assert app.shown_errors == ["RuntimeError: a bug in children()"]
+    assert app.shown_errors == ["RuntimeError: a bug in first_inside()"]
 
 
 async def test_an_error_screen_fails_a_test_that_does_not_expect_it(monkeypatch):
@@ -36,7 +36,7 @@ async def test_an_error_screen_fails_a_test_that_does_not_expect_it(monkeypatch)
     raised = False
     try:
         async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, _):
-            monkeypatch.setattr(navigate, "children", lambda *a, **k: 1 / 0)
+            monkeypatch.setattr(navigate, "first_inside", lambda *a, **k: 1 / 0)
             await pilot.press("right", "enter", "escape")
     except AssertionError as error:
         raised = "ZeroDivisionError" in str(error)
@@ -52,8 +52,8 @@ async def test_a_row_that_cannot_be_drawn_says_so(monkeypatch):
 
         monkeypatch.setattr("tui.widgets.timeline.paint_cells", broken)
         timeline.action_zoom(0.5)
-        assert "cannot draw this row: ValueError: bad cells" in timeline.render_line(1).text
-        assert timeline.render_line(0).text.startswith("process 7")
+        assert "cannot draw this row: ValueError: bad cells" in timeline.render_line(0).text
+        assert timeline.render_line(2).text.startswith("process 7")  # under the pinned streams
 
 
 async def test_a_full_session_never_writes_the_trace(tmp_path):

@@ -57,7 +57,7 @@ async def test_enter_goes_to_the_child_and_backspace_to_the_parent(ui):
     pilot, t = ui
     await pilot.press("right", "enter")
     assert name(t) == "cudaLaunchKernel"
-    assert t.rows[t.cursor].depth == 1
+    assert t.rows[t.cursor].level == 1
     await pilot.press("backspace")
     assert name(t) == "aten::mm"
 
@@ -78,13 +78,17 @@ async def test_up_down_and_j_k_move_between_rows(ui):
     pilot, t = ui
     await pilot.press("right", "down")
     assert name(t) == "cudaLaunchKernel"
-    await pilot.press("down")  # skips the GPU 0 header
+    await pilot.press("down")  # the last row
+    assert name(t) == "cudaLaunchKernel"
+    await pilot.press("k", "k")  # skips the process header, up to the pinned stream 20
+    assert t.trace.lanes[t.rows[t.cursor].lane].name == "stream 20"
+    await pilot.press("k")
     assert t.trace.lanes[t.rows[t.cursor].lane].name == "stream 7"
     assert name(t) == "gemm_kernel<float, 128>"
-    await pilot.press("k", "k")
-    assert name(t) == "aten::mm"
+    await pilot.press("j", "j")  # via triton_add_kernel [54, 57) to what runs then
+    assert name(t) == "aten::add"
     await pilot.press("j")
-    assert t.rows[t.cursor].depth == 1
+    assert t.rows[t.cursor].level == 1
 
 
 async def test_w_s_zoom_around_the_selection_and_0_fits(ui):
@@ -133,14 +137,23 @@ async def test_g_jumps_through_idle_gaps_largest_first(ui):
     assert int(t.gaps.start[t.selected_gap]) == 57_000  # wraps around
 
 
-async def test_c_collapses_and_expands_a_lane(ui):
+async def test_c_collapses_a_lane_into_one_row_of_all_its_slices(ui):
     pilot, t = ui
-    assert len(t.rows) == 6
+    assert len(t.rows) == 5
+    await pilot.press("right", "enter")  # cudaLaunchKernel, one row down
     await pilot.press("c")
-    assert t.collapsed == {0} and len(t.rows) == 5
-    assert t.render_line(1).text.startswith(" ▸ thread 7")
-    await pilot.press("c")
-    assert t.collapsed == set() and len(t.rows) == 6
+    assert t.lanes.mode(0) == "collapsed" and len(t.rows) == 4
+    assert name(t) is None  # the launch is not drawn any more
+    assert t.render_line(3).text.startswith(" ▸ thread 7")
+    # One row of all its slices: aten::mm, aten::add and cudaGraphLaunch are named on it.
+    cells = t.render_line(3).text[t.gutter_width :]
+    assert "aten::mm" in cells and "aten::add" in cells
+    await pilot.press("right")
+    assert name(t) == "aten::mm" and t.rows[t.cursor].lane == 0
+    await pilot.press("enter")  # expands the lane again, to the launch under aten::mm
+    assert t.lanes.mode(0) == "full" and name(t) == "cudaLaunchKernel"
+    await pilot.press("c", "c")
+    assert t.lanes.mode(0) == "full" and len(t.rows) == 5
 
 
 async def test_slash_searches_and_n_shift_n_cycle(ui):
@@ -171,7 +184,7 @@ async def test_question_mark_shows_help_from_the_bindings(ui):
 async def test_click_selects_the_slice_under_the_mouse(ui):
     pilot, t = ui
     x = t.gutter_width + int(26_000 / SPAN * t.cells_width)
-    await pilot.click(Timeline, offset=(x, 4))  # stream 7, 26 us: the gemm kernel
+    await pilot.click(Timeline, offset=(x, 0))  # stream 7 (pinned), 26 us: the gemm kernel
     assert name(t) == "gemm_kernel<float, 128>"
 
 

@@ -87,3 +87,8 @@ def is_gpu_work_category(cat: str) -> bool:
 def is_runtime_category(cat: str) -> bool:
     """Whether a slice of this category is a host call into the GPU runtime or driver."""
     return cat.lower() in RUNTIME_CATEGORIES
+
+
+# Kineto's bookkeeping, drawn last: its "Spans" and "Traces" processes, the profiler's own
+# threads and span lanes.
+BOOKKEEPING_NAME = re.compile(r"^(Spans|Traces)$|Buffer Flush|PyTorch Profiler")

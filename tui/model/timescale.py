@@ -31,25 +31,52 @@ def tick_step(span_ns: float, width: int, min_gap: int = 12) -> int:
     return int(10 * exponent)
 
 
+def format_time(ns: int) -> str:
+    """A time from the trace start, exact to the ns where it has them: `723.412345 ms`,
+    `1.204 s`, `15 us` (at least three decimals in ms and s, so that close times differ)."""
+    unit, size = next((u, z) for u, z in _UNITS if abs(ns) >= z or z == 1)
+    decimals = {1: 0, 1_000: 3, 1_000_000: 6, 1_000_000_000: 9}[size]
+    text = f"{ns / size:.{decimals}f}" if decimals else str(ns)
+    if "." in text:
+        whole, frac = text.split(".")
+        frac = frac.rstrip("0").ljust(3 if size >= 1_000_000 else 0, "0")
+        text = f"{whole}.{frac}" if frac else whole
+    return f"{text} {unit}"
+
+
 def ticks(t0: int, t1: int, width: int) -> list[tuple[int, str]]:
     """(column, label) for ruler ticks over [t0, t1) drawn `width` columns wide.
 
-    Labels are times from the trace start in the unit of the step, so they follow the zoom.
+    Labels are times from the trace start in the unit of their size, with the decimals the
+    step needs (`800 us`, `1.2 ms`). Deep in a long trace, where such labels would run to many
+    digits, the first tick says where the view is (`606.150 ms`) and the others how far from it
+    (`+2 us`).
     """
     if width <= 0 or t1 <= t0:
         return []
-    step = tick_step(t1 - t0, width)
-    # The largest unit in which the step is a whole number: 20us, 500ns, 2ms.
+    step = tick_step(t1 - t0, width, min_gap=14)
+    # Offsets are in the largest unit in which the step is a whole number: 20 us, 500 ns.
     unit, size = next((u, s) for u, s in _UNITS if step >= s)
     first = -(-t0 // step) * step
+    offsets = first >= 1000 * step
     out = []
     t = first
     while t < t1:
         col = int((t - t0) * width // (t1 - t0))
-        label = f"{t / size:.3f}".rstrip("0").rstrip(".") + unit
+        if not offsets or t == first:
+            label = _anchor(t, step) if t else f"0 {unit}"
+        else:
+            label = f"+{(t - first) / size:.3f}".rstrip("0").rstrip(".") + f" {unit}"
         out.append((col, label))
         t += step
     return out
+
+
+def _anchor(t: int, step: int) -> str:
+    """`t` in the unit of its own size, with the decimals that `step` needs."""
+    unit, size = next((u, s) for u, s in _UNITS if t >= s)
+    decimals = max(0, math.ceil(math.log10(size / step))) if step < size else 0
+    return f"{t / size:.{decimals}f} {unit}"
 
 
 def format_bytes(n: float) -> str:

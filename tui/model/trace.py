@@ -27,7 +27,7 @@ class Slices:
 
     start: I64  # ns from the trace start
     dur: I64  # ns
-    depth: I16  # row inside its lane: the depth in torch's tree (see ingest/nesting.py)
+    depth: I16  # row inside its lane: the depth in torch's tree (see nesting.py)
     parent: I32  # enclosing slice, or -1
     name: I32  # into Trace.names
     cat: I32  # into Trace.categories

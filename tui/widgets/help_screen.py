@@ -19,6 +19,7 @@ _KEY_NAMES = {
     "slash": "/",
     "question_mark": "?",
     "escape": "esc",
+    "right_parenthesis": ")",
 }
 
 

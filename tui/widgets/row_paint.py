@@ -24,6 +24,7 @@ class Palette:
     base: Style
     kinds: list[Style]  # bar style per kind (background colour)
     selected: Style
+    partner: Style  # what the selection's flows join it to
     match: Style
     gap: Style
     gap_selected: Style
@@ -39,6 +40,7 @@ def paint_cells(
     matches: npt.NDArray[np.bool_] | None,
     gap_cells: npt.NDArray[np.int64] | None,
     selected_gap: int,
+    partners: list[int],
 ) -> list[Segment]:
     """Segments for one row: labelled bars, density glyphs, idle gaps, empty space.
 
@@ -46,7 +48,9 @@ def paint_cells(
         kinds: the kind of every slice; name_ids: its name id, into `labels` (printable names).
         matches: search matches by slice row, or None.
         gap_cells: per cell, the idle gap it lies in (-1 for none), or None.
+        partners: the slices the selection's flows lead to or come from.
     """
+    joined = set(partners)
     segments: list[Segment] = []
     slice_of = cells.slice.tolist()
     counts = cells.count.tolist()
@@ -64,6 +68,8 @@ def paint_cells(
             style = palette.kinds[int(kinds[s])]
             if s == selected:
                 style = style + palette.selected
+            elif s in joined:
+                style = style + palette.partner
             elif matches is not None and matches[s]:
                 style = style + palette.match
             segments.append(Segment(_label(labels[int(name_ids[s])], end - x), style))
@@ -74,6 +80,8 @@ def paint_cells(
             style = Style(color=kind_style.bgcolor) if kind_style.bgcolor else kind_style
             if near[x] == selected:
                 style = style + palette.selected
+            elif near[x] in joined:
+                style = style + palette.partner
             segments.append(Segment(glyph, palette.base + style))
             x += 1
         elif gaps is not None and gaps[x] >= 0:
@@ -101,7 +109,11 @@ def _label(name: str, width: int) -> str:
     """The name in a bar `width` cells wide, shortened with an ellipsis when it does not fit."""
     if width <= 2:
         return " " * width
-    text = " " + name
+    return clip(" " + name, width)
+
+
+def clip(text: str, width: int) -> str:
+    """`text` in exactly `width` cells: padded, or cut with an ellipsis."""
     if cell_len(text) <= width:
         return set_cell_size(text, width)
-    return set_cell_size(text, width - 1) + "…"
+    return set_cell_size(text, width - 1) + "…" if width > 0 else ""

@@ -6,18 +6,22 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tui.model.analysis.gaps import Gaps
+from tui.model.analysis.verdict import Verdict
 from tui.model.present.details import counter_details, gap_details, slice_details
 from tui.model.text import shown
 from tui.model.trace import Trace
 
-HINT = "Select a slice (arrows, click) or an idle gap (g) to see its details."
+HINT = "Select a slice (arrows, click) or an idle gap (g) to see its details; ? for the keys."
+KEY_WIDTH = 16  # the label column keeps its width from one selection to the next
 
 
 class SliceDetails(Static):
     """Label/value lines; nothing from the trace is read as markup."""
 
-    def __init__(self) -> None:
-        super().__init__(Text(HINT), expand=True)
+    def __init__(self, verdict: Verdict | None = None) -> None:
+        super().__init__(expand=True)
+        self.verdict = verdict
+        self.clear()
 
     def show_slice(self, trace: Trace, row: int) -> None:
         self._show(slice_details(trace, row))
@@ -29,14 +33,20 @@ class SliceDetails(Static):
         self._show(counter_details(trace, counter, window))
 
     def clear(self) -> None:
-        self.update(Text(HINT))
+        """With nothing selected: the verdict on the profiled steps, and how to go on."""
+        text = Text()
+        if self.verdict is not None:
+            text.append(f" {self.verdict.label.upper()} ", style="bold reverse")
+            text.append(f"  {shown(self.verdict.reason)}\n")
+        text.append(HINT, style="dim")
+        self.update(text)
 
     def _show(self, pairs: list[tuple[str, str]]) -> None:
-        width = max(len(label) for label, _ in pairs)
         text = Text()
         for i, (label, value) in enumerate(pairs):
             if i:
                 text.append("\n")
-            text.append(f"{label:<{width}}  ", style="bold")
+            cut = label if len(label) <= KEY_WIDTH else label[: KEY_WIDTH - 1] + "…"
+            text.append(f"{shown(cut):<{KEY_WIDTH}}  ", style="bold")
             text.append(shown(value))
         self.update(text)

@@ -50,14 +50,20 @@ class StatsPane(Vertical):
             super().__init__()
             self.name, self.kernels, self.jump = name, kernels, jump
 
-    def __init__(self, trace: Trace, window: tuple[int, int], selected: int = -1) -> None:
+    def __init__(
+        self,
+        trace: Trace,
+        window: tuple[int, int],
+        selected: int = -1,
+        marked: tuple[int, int] | None = None,
+    ) -> None:
         super().__init__()
         self.trace = trace
         self.kernels = False
         self.scope_name = "trace"
         self.scope_label = "trace"
         self.scope = Scope()
-        self.window, self.selected = window, selected  # the timeline's, for `v`
+        self.window, self.selected, self.marked = window, selected, marked  # for `v`
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
@@ -67,9 +73,20 @@ class StatsPane(Vertical):
     def on_mount(self) -> None:
         self.rebuild()
 
-    def follow(self, window: tuple[int, int], selected: int) -> None:
-        """The timeline's view and selection, which the next scope is taken from."""
-        self.window, self.selected = window, selected
+    def follow(
+        self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
+    ) -> None:
+        """The timeline's view, selection and range, which the next scope is taken from; a
+        newly marked range becomes the scope."""
+        fresh = marked is not None and marked != self.marked
+        self.window, self.selected, self.marked = window, selected, marked
+        if fresh:
+            self._scope_to("range")
+
+    def _scope_to(self, name: str) -> None:
+        picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
+        self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
+        self.rebuild()
 
     @guarded
     def action_toggle_kernels(self) -> None:
@@ -78,10 +95,7 @@ class StatsPane(Vertical):
 
     @guarded
     def action_next_scope(self) -> None:
-        name = SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)]
-        picked = scope_named(self.trace, name, self.window, self.selected)
-        self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
-        self.rebuild()
+        self._scope_to(SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)])
 
     def rebuild(self) -> None:
         table = self.query_one(StatsTable)

@@ -1,4 +1,9 @@
-"""Timeline: CPU and GPU lanes over time, drawn line by line, flown with the keyboard."""
+"""Timeline: CPU and GPU lanes over time, drawn line by line, flown with the keyboard.
+
+The GPU streams holding work are pinned above the rest (which scroll), and CPU lanes with
+Python frames start folded (see present/rows.py), so that the first screen of any trace shows
+the GPU and the threads launching its work.
+"""
 
 from __future__ import annotations
 
@@ -20,25 +25,20 @@ from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
 from tui.model.analysis.memory import counter_series, peaks
 from tui.model.present import navigate as nav
 from tui.model.present.kinds import KINDS, slice_kinds
-from tui.model.present.raster import (
-    Row,
-    RowIndex,
-    gap_cells,
-    layout,
-    rasterise,
-    slice_at,
-    sparkline,
-)
+from tui.model.present.raster import gap_cells, rasterise, slice_at, sparkline
+from tui.model.present.rows import COLLAPSED, FOLDED, FULL, LaneRows, Row, layout
 from tui.model.text import printable, shown
-from tui.model.timescale import format_bytes
+from tui.model.timescale import format_bytes, format_duration, format_time
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
-from tui.widgets.row_paint import Palette, paint_cells
+from tui.widgets.row_paint import Palette, clip, paint_cells
 
 ZOOM_STEP = 0.5
 LABEL_LIMIT = 300  # a bar never needs more of a name than a terminal is wide
-PAN_STEP = 0.25
 CACHED_SCREENS = 4  # strips kept: this many screens' worth, least recently drawn dropped first
+PINNED_SHARE = 0.5  # pinned lanes take at most this share of the rows by default
+VISIBLE_CELLS = 8  # a search match narrower than 2 cells is zoomed to this many
+WORK_KINDS = ("kernel", "memcpy", "memset", "comm")
 
 
 class Timeline(ScrollView, can_focus=True):
@@ -46,9 +46,11 @@ class Timeline(ScrollView, can_focus=True):
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "timeline--gutter",
+        "timeline--pinned",
         "timeline--process",
         "timeline--cursor",
         "timeline--selected",
+        "timeline--partner",
         "timeline--match",
         "timeline--gap",
         "timeline--gap-selected",
@@ -56,11 +58,13 @@ class Timeline(ScrollView, can_focus=True):
         *(f"timeline--{kind}" for kind in KINDS),
     }
     DEFAULT_CSS = """
-    Timeline { background: $surface; }
+    Timeline { background: $surface; scrollbar-size-vertical: 1; }
     Timeline > .timeline--gutter { color: $text-muted; }
+    Timeline > .timeline--pinned { color: $text; background: $boost; }
     Timeline > .timeline--process { color: $text; text-style: bold; }
-    Timeline > .timeline--cursor { background: $boost; color: $text; text-style: bold; }
+    Timeline > .timeline--cursor { background: $accent; color: $text; text-style: bold; }
     Timeline > .timeline--selected { text-style: reverse bold; }
+    Timeline > .timeline--partner { color: yellow; text-style: bold underline; }
     Timeline > .timeline--match { text-style: underline bold; }
     Timeline > .timeline--gap { color: red; }
     Timeline > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
@@ -82,20 +86,30 @@ class Timeline(ScrollView, can_focus=True):
         Binding("s", "zoom(2.0)", "Zoom out"),
         Binding("a", "pan(-0.25)", "Pan left"),
         Binding("d", "pan(0.25)", "Pan right"),
-        Binding("0", "fit_all", "Fit trace", show=False),
+        Binding("0", "fit_home", "Fit the steps", show=False),
+        Binding("right_parenthesis", "fit_all", "Fit the whole file", show=False),
         Binding("f", "fit_selection", "Fit slice"),
         Binding("up,k", "move_row(-1)", "Row up", show=False),
         Binding("down,j", "move_row(1)", "Row down", show=False),
+        Binding("K", "move_lane(-1)", "Previous lane", show=False),
+        Binding("J", "move_lane(1)", "Next lane", show=False),
+        Binding("h", "gpu_and_back", "GPU / CPU"),
         Binding("left,comma", "sibling(-1)", "Previous slice", show=False),
         Binding("right,full_stop", "sibling(1)", "Next slice", show=False),
         Binding("enter", "child", "First child", show=False),
         Binding("backspace", "parent", "Parent", show=False),
-        Binding("right_square_bracket", "follow(True)", "Follow flow", show=False),
+        Binding(
+            "right_square_bracket", "follow(True)", "Follow flow (op: its first kernel)", show=False
+        ),
         Binding("left_square_bracket", "follow(False)", "Flow back", show=False),
         Binding("n", "match(1)", "Next match", show=False),
         Binding("N", "match(-1)", "Previous match", show=False),
         Binding("g", "next_gap", "Next idle gap"),
         Binding("c", "toggle_lane", "Collapse lane", show=False),
+        Binding("e", "toggle_python", "Python frames of the lane", show=False),
+        Binding("p", "toggle_pin", "Pin lane", show=False),
+        Binding("r", "mark_range", "Mark range", show=False),
+        Binding("R", "clear_range", "Clear range", show=False),
         Binding("m", "peak_memory", "Peak memory", show=False),
     ]
 
@@ -114,58 +128,107 @@ class Timeline(ScrollView, can_focus=True):
             self.slice, self.gap, self.counter, self.window = slice, gap, counter, window
 
     class WindowChanged(Message):
-        """Posted when the visible time window (or the gutter) changes."""
+        """Posted when the visible time window, the gutter or the marked range changes."""
 
-        def __init__(self, window: tuple[int, int], gutter: int) -> None:
+        def __init__(
+            self, window: tuple[int, int], gutter: int, marked: tuple[int, int] | None
+        ) -> None:
             super().__init__()
-            self.window, self.gutter = window, gutter
+            self.window, self.gutter, self.marked = window, gutter, marked
 
     def __init__(self, trace: Trace, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.trace = trace
-        self.index = RowIndex(trace)
+        self.lanes = LaneRows(trace)
         self.kinds = slice_kinds(trace)
         self.labels = [shown(n, LABEL_LIMIT) for n in trace.names]
         self.counters = counter_series(trace)
         self.gaps: Gaps = idle_gaps(trace)
         self.gap_order = largest_first(self.gaps)
         self._gap_step = -1
-        self.collapsed: set[int] = set()
+        self.pinned: tuple[int, ...] = tuple(
+            lane.index for lane in trace.lanes if lane.kind == "gpu" and lane.slice_count
+        )
+        self._pins_fitted = False  # the default pins are fitted to the first height seen
         self.rows: list[Row] = []
+        self.pinned_rows = 0
         self._row_of: dict[tuple[int, int], int] = {}
-        self.window = (0, max(trace.span_ns, 1))
+        self.window = nav.home_window(trace)
+        self.marked: tuple[int, int] | None = None  # the measured range
+        self._mark_from: tuple[int, int] | None = None
+        self._drag_x: int | None = None
+        self._dragged = False  # the click ending a drag must not also select
         self.selected = -1  # slice row, -1 for none
         self.selected_gap = -1
+        self.partners: list[int] = []  # what the selection's flows join it to
+        self._partner_rows: set[tuple[int, int]] = set()
         self.cursor = 0  # display row
+        self._cpu_cursor: int | None = None  # where `h` goes back to
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
-        self._strips: OrderedDict[tuple[int, int, int, bool], Strip] = OrderedDict()
+        self._strips: OrderedDict[tuple[int, int, int, bool, bool, int], Strip] = OrderedDict()
         self._palette_now: Palette | None = None
-        self._work_rows: dict[tuple[int, int], bool] = {}
-        self._work_kinds = [KINDS.index(k) for k in ("kernel", "memcpy", "memset", "comm")]
+        self._gap_level: dict[int, int] = {}
+        self._work_kinds = [KINDS.index(k) for k in WORK_KINDS]
         self._relayout()
-        self.cursor = next((i for i, r in enumerate(self.rows) if r.lane >= 0), 0)
+        self.cursor = self._first_row()
+
+    def _first_row(self) -> int:
+        """Where the cursor starts: the first lane under the pinned ones (the CPU thread
+        launching the GPU work, on Kineto's traces), else the first lane."""
+        lanes = [i for i, r in enumerate(self.rows) if r.lane >= 0]
+        return next((i for i in lanes if not self.rows[i].pinned), lanes[0] if lanes else 0)
 
     # --- geometry -------------------------------------------------------------------------
 
     @property
+    def draw_width(self) -> int:
+        """Columns drawn: the width less the vertical scrollbar's, which would hide them."""
+        return max(self.scrollable_content_region.width, 1)
+
+    @property
+    def view_height(self) -> int:
+        return max(self.scrollable_content_region.height, 1)
+
+    @property
     def gutter_width(self) -> int:
-        return min(32, max(12, self.size.width // 5))
+        return min(32, max(12, self.draw_width // 5))
 
     @property
     def cells_width(self) -> int:
-        return max(self.size.width - self.gutter_width, 1)
+        return max(self.draw_width - self.gutter_width, 1)
 
     def time_at(self, x: int) -> int:
         """The time under column `x` of the cells area."""
         t0, t1 = self.window
         return int(t0 + (x + 0.5) * (t1 - t0) / self.cells_width)
 
+    def row_at(self, y: int) -> int:
+        """The display row drawn on line `y` (pinned rows stay at the top), or -1."""
+        index = y if y < self.pinned_rows else y + int(self.scroll_offset.y)
+        return index if 0 <= index < len(self.rows) else -1
+
     def _relayout(self) -> None:
-        self.rows = layout(self.trace, frozenset(self.collapsed))
-        self._row_of = {(r.lane, r.depth): i for i, r in enumerate(self.rows) if r.lane >= 0}
+        self.rows = layout(self.trace, self.lanes, self.pinned)
+        self.pinned_rows = sum(1 for r in self.rows if r.pinned)
+        self._row_of = {(r.lane, r.level): i for i, r in enumerate(self.rows) if r.lane >= 0}
         self.virtual_size = Size(0, len(self.rows))
+        self._gap_level.clear()
         self._invalidate()
+
+    def _fit_pins(self) -> None:
+        """Keep the default pins to a share of the rows: fold pinned streams into one row
+        each, then unpin the last ones, until they fit. Done once; the user decides after."""
+        budget = max(2, int(self.view_height * PINNED_SHARE))
+        if self.pinned_rows > budget:
+            for lane in self.pinned:
+                if self.lanes.count(lane) > 1:
+                    self.lanes.modes[lane] = COLLAPSED
+        pins = list(self.pinned)
+        while len(pins) > 1 and sum(self.lanes.count(p) for p in pins) > budget:
+            pins.pop()
+        self.pinned = tuple(pins)
+        self._relayout()
 
     def _invalidate(self) -> None:
         self._strips.clear()
@@ -178,36 +241,42 @@ class Timeline(ScrollView, can_focus=True):
         self._invalidate()
 
     def on_resize(self, event: events.Resize) -> None:
+        if not self._pins_fitted and self.size.height > 0:
+            self._pins_fitted = True
+            self._fit_pins()
+            self.cursor = self._first_row()
         self._invalidate()
         self._window_changed()
 
     def _window_changed(self) -> None:
-        self.post_message(self.WindowChanged(self.window, self.gutter_width))
+        self.post_message(self.WindowChanged(self.window, self.gutter_width, self.marked))
 
     # --- drawing --------------------------------------------------------------------------
 
     def render_line(self, y: int) -> Strip:
-        index = int(self.scroll_offset.y) + y
-        width = self.size.width
-        if index >= len(self.rows) or width <= 0:
+        width = self.draw_width
+        index = self.row_at(y)
+        if index < 0 or width <= 0:
             return Strip.blank(width, self.rich_style)
         row = self.rows[index]
         mark = self.selected if self._row_holds(row, self.selected) else -1
         gap = self.selected_gap
         if gap >= 0 and int(self.gaps.lane[gap]) == row.lane:
             mark = -2 - gap
-        key = (index, width, mark, index == self.cursor)
+        sticky = y == self.pinned_rows and row.level > 0
+        partner = self.selected if (row.lane, row.level) in self._partner_rows else -1
+        key = (index, width, mark, index == self.cursor, sticky, partner)
         strip = self._strips.get(key)
         if strip is not None:
             self._strips.move_to_end(key)
             return strip
         try:
-            strip = self._paint(row, index == self.cursor)
+            strip = self._paint(row, index == self.cursor, sticky)
         except Exception as error:  # drawn in the row itself: the rest still works
             text = f" cannot draw this row: {type(error).__name__}: {error}"
             strip = Strip([Segment(set_cell_size(printable(text), width), self.rich_style)])
         self._strips[key] = strip
-        while len(self._strips) > CACHED_SCREENS * max(self.size.height, 1):
+        while len(self._strips) > CACHED_SCREENS * self.view_height:
             self._strips.popitem(last=False)
         return strip
 
@@ -215,33 +284,37 @@ class Timeline(ScrollView, can_focus=True):
         if slice_row < 0 or row.lane < 0:
             return False
         lane = self.trace.lanes[row.lane]
-        return (
-            lane.lo <= slice_row < lane.hi and int(self.trace.slices.depth[slice_row]) == row.depth
-        )
+        return lane.lo <= slice_row < lane.hi and self.lanes.level_of(slice_row) == row.level
 
-    def _paint(self, row: Row, is_cursor: bool) -> Strip:
+    def _paint(self, row: Row, is_cursor: bool, sticky: bool) -> Strip:
         gutter = self.gutter_width
         base = self.rich_style
-        label_style = base + self.get_component_rich_style(
+        name = (
             "timeline--cursor"
             if is_cursor
-            else ("timeline--process" if row.lane < 0 else "timeline--gutter")
+            else "timeline--process"
+            if row.lane < 0 and row.counter < 0
+            else "timeline--pinned"
+            if row.pinned
+            else "timeline--gutter"
         )
-        segments = [Segment(set_cell_size(self._label(row), gutter), label_style)]
+        label = clip(self._label(row, sticky), gutter)
+        segments = [Segment(label, base + self.get_component_rich_style(name))]
+        width = self.draw_width
         if row.counter >= 0:
             series = self.counters[row.counter]
             spark, _ = sparkline(series.ts, series.values, *self.window, self.cells_width)
             style = base + self.get_component_rich_style("timeline--counter")
             segments.append(Segment(spark, style))
-            return Strip(segments, self.size.width)
+            return Strip(segments, width)
         if row.lane < 0:
             segments.append(Segment(" " * self.cells_width, base))
-            return Strip(segments, self.size.width)
+            return Strip(segments, width)
         t0, t1 = self.window
-        cells = rasterise(self.index.get(row.lane, row.depth), t0, t1, self.cells_width)
+        cells = rasterise(self.lanes.get(row.lane, row.level), t0, t1, self.cells_width)
         gaps = (
             gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
-            if self._holds_work(row)
+            if row.level == self._gap_row(row.lane)
             else None
         )
         segments += paint_cells(
@@ -254,19 +327,25 @@ class Timeline(ScrollView, can_focus=True):
             self._match_mask,
             gaps,
             self.selected_gap,
+            self.partners,
         )
-        return Strip(segments, self.size.width)
+        return Strip(segments, width)
 
-    def _label(self, row: Row) -> str:
+    def _label(self, row: Row, sticky: bool) -> str:
         if row.counter >= 0:
             return f"   {printable(self.counters[row.counter].name)}"
         if row.lane < 0:
             return printable(self.trace.processes[row.process].name)
-        if row.depth > 0:
-            return ""
         lane = self.trace.lanes[row.lane]
-        mark = "▸" if row.lane in self.collapsed else ("▾" if lane.rows > 1 else " ")
-        return f" {mark} {printable(lane.name)}"
+        name = printable(lane.name)
+        if row.pinned and len({self.trace.lanes[p].process for p in self.pinned}) > 1:
+            name = f"{printable(self.trace.processes[lane.process].name)} {name}"
+        if row.level > 0:
+            return f" ↳ {name}" if sticky else ""
+        mode = self.lanes.mode(row.lane)
+        many = self.lanes.shape(row.lane, FULL).rows > 1
+        mark = "▸" if mode == COLLAPSED else ("▾" if many else " ")
+        return f" {mark} {name}"
 
     def _palette(self) -> Palette:
         style = self.get_component_rich_style
@@ -274,20 +353,24 @@ class Timeline(ScrollView, can_focus=True):
             base=self.rich_style,
             kinds=[style(f"timeline--{kind}") for kind in KINDS],
             selected=style("timeline--selected"),
+            partner=style("timeline--partner"),
             match=style("timeline--match"),
             gap=style("timeline--gap"),
             gap_selected=style("timeline--gap-selected"),
         )
         return self._palette_now
 
-    def _holds_work(self, row: Row) -> bool:
-        """Whether the row has GPU work: gaps are drawn there (under a GPU annotation such as
-        ProfilerStep#N, kernels sit one row down)."""
-        key = (row.lane, row.depth)
-        found = self._work_rows.get(key)
+    def _gap_row(self, lane: int) -> int:
+        """The one row of a lane that idle gaps are drawn on: the one holding the most GPU
+        work (-1 when none does: a CPU lane)."""
+        found = self._gap_level.get(lane)
         if found is None:
-            kinds = self.kinds[self.index.get(row.lane, row.depth).rows]
-            found = self._work_rows[key] = bool(np.isin(kinds, self._work_kinds).any())
+            counts = [
+                int(np.isin(self.kinds[self.lanes.get(lane, level).rows], self._work_kinds).sum())
+                for level in range(self.lanes.count(lane))
+            ]
+            best = int(np.argmax(counts)) if counts else 0
+            found = self._gap_level[lane] = best if counts and counts[best] else -1
         return found
 
     # --- state changes --------------------------------------------------------------------
@@ -298,31 +381,49 @@ class Timeline(ScrollView, can_focus=True):
             self._invalidate()
             self._window_changed()
 
+    def _show_row_of(self, slice_row: int) -> None:
+        """Make the slice's row drawn: expand its lane where its shape hides it."""
+        lane = self.trace.lane_of(slice_row).index
+        if self.lanes.level_of(slice_row) < 0:
+            mode = self.lanes.mode(lane)
+            self.lanes.modes[lane] = FOLDED if mode == COLLAPSED else FULL
+            if self.lanes.level_of(slice_row) < 0:
+                self.lanes.modes[lane] = FULL
+            self._relayout()
+
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
         self.selected = slice_row
         self.selected_gap = -1
+        self.partners = []
         if slice_row >= 0:
-            lane = self.trace.lane_of(slice_row)
-            depth = int(self.trace.slices.depth[slice_row])
-            if lane.index in self.collapsed and depth > 0:
-                self.collapsed.discard(lane.index)
-                self._relayout()
-            self.cursor = self._row_of[(lane.index, depth)]
+            self._show_row_of(slice_row)
+            lane = self.trace.lane_of(slice_row).index
+            self.cursor = self._row_of[(lane, self.lanes.level_of(slice_row))]
+            self.partners = nav.linked_forward(self.trace, slice_row) + nav.linked_back(
+                self.trace, slice_row
+            )
             if reveal:
-                self._reveal(
-                    int(self.trace.slices.start[slice_row]), int(self.trace.slices.dur[slice_row])
-                )
+                self._reveal(slice_row)
+        self._mark_partner_rows()
         self._after_selection()
 
+    def _mark_partner_rows(self) -> None:
+        rows = set()
+        for p in self.partners:
+            level = self.lanes.level_of(p)
+            if level >= 0:
+                rows.add((self.trace.lane_of(p).index, level))
+        self._partner_rows = rows
+
     def select_gap(self, gap: int) -> None:
-        self.selected, self.selected_gap = -1, gap
+        self.selected, self.selected_gap, self.partners = -1, gap, []
+        self._partner_rows = set()
+        work = int(self.gaps.next_work[gap])
+        self._show_row_of(work)
         lane = int(self.gaps.lane[gap])
-        depth = int(self.trace.slices.depth[int(self.gaps.next_work[gap])])  # the work's row
-        if lane in self.collapsed and depth > 0:
-            self.collapsed.discard(lane)
-            self._relayout()
-        self.cursor = self._row_of[(lane, depth)]
+        level = self._gap_row(lane)
+        self.cursor = self._row_of[(lane, level if level >= 0 else self.lanes.level_of(work))]
         start, end = int(self.gaps.start[gap]), int(self.gaps.end[gap])
         self.set_window(nav.fit(start, end - start, self.trace.span_ns))
         self._after_selection()
@@ -331,29 +432,44 @@ class Timeline(ScrollView, can_focus=True):
         # Only the rows holding the old and new selection (or cursor) change: the strip cache
         # is keyed on those, so everything else is a cache hit.
         self.refresh()
-        self.scroll_to_region_row(self.cursor)
+        self.scroll_to_row(self.cursor)
         row = self.rows[self.cursor] if self.rows else None
         counter = row.counter if row is not None else -1
         self.post_message(
             self.SelectionChanged(self.selected, self.selected_gap, counter, self.window)
         )
 
-    def scroll_to_region_row(self, row: int) -> None:
-        top = int(self.scroll_offset.y)
-        height = max(self.size.height, 1)
-        if row < top:
-            self.scroll_to(y=row, animate=False)
-        elif row >= top + height:
-            self.scroll_to(y=row - height + 1, animate=False)
+    def scroll_to_row(self, index: int) -> None:
+        """Scroll so that display row `index` is on screen (pinned rows always are)."""
+        if index < self.pinned_rows:
+            return
+        top = int(self.scroll_offset.y) + self.pinned_rows
+        height = max(self.view_height - self.pinned_rows, 1)
+        if index < top:
+            self.scroll_to(y=index - self.pinned_rows, animate=False)
+        elif index >= top + height:
+            self.scroll_to(y=index - self.pinned_rows - height + 1, animate=False)
 
-    def _reveal(self, start: int, dur: int) -> None:
-        """Pan (keeping the zoom) so that the slice's start is on screen."""
+    def _reveal(self, slice_row: int) -> None:
+        """Pan (keeping the zoom) so that the slice is on screen, and its flow partners too
+        when they fit."""
+        s = self.trace.slices
         t0, t1 = self.window
-        if start + dur < t0 or start > t1:
-            width = t1 - t0
-            self.set_window(
-                nav.clamp_window(start - width / 2, start + width / 2, self.trace.span_ns)
-            )
+        width = t1 - t0
+        start, end = int(s.start[slice_row]), int(s.end[slice_row])
+        lo = min([start, *(int(s.start[p]) for p in self.partners)])
+        hi = max([end, *(int(s.end[p]) for p in self.partners)])
+        if lo >= t0 and hi <= t1:
+            return
+        if hi - lo <= width * 0.9:  # both fit: centre the pair
+            middle = (lo + hi) / 2
+        elif start + (end - start) < t0 or start > t1:
+            middle = start
+        else:
+            return
+        self.set_window(
+            nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
+        )
 
     def set_search(self, text: str) -> int:
         """Highlight slices whose name contains `text`; select the first match from the view's
@@ -361,8 +477,25 @@ class Timeline(ScrollView, can_focus=True):
         self.set_matches(nav.search(self.trace, text))
         first = nav.first_match_from(self.trace, self.matches, self.window[0])
         if first >= 0:
-            self.select(first)
+            self._show_match(first)
         return len(self.matches)
+
+    def match_position(self) -> tuple[int, int]:
+        """(k, n): the selection is match k (from 1) of n; k is 0 when it is none of them."""
+        where = np.flatnonzero(self.matches == self.selected)
+        return (int(where[0]) + 1 if len(where) else 0), len(self.matches)
+
+    def _show_match(self, row: int) -> None:
+        """Select a match, zoomed in until it is wide enough to see."""
+        self.select(row)
+        dur = int(self.trace.slices.dur[row])
+        t0, t1 = self.window
+        if dur * self.cells_width < 2 * (t1 - t0):
+            width = max(dur * self.cells_width / VISIBLE_CELLS, nav.MIN_WINDOW_NS)
+            middle = int(self.trace.slices.start[row]) + dur / 2
+            self.set_window(
+                nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
+            )
 
     def set_matches(self, rows: npt.NDArray[np.int64]) -> None:
         """Highlight these slices (sorted by start); `n`/`N` walk them."""
@@ -382,6 +515,10 @@ class Timeline(ScrollView, can_focus=True):
             self.select(longest)
             self.action_fit_selection()
 
+    def _say(self, text: str) -> None:
+        """One line about a key that had nothing to do, or what it did."""
+        self.notify(text, timeout=3, markup=False)
+
     # --- actions --------------------------------------------------------------------------
 
     @guarded
@@ -399,6 +536,10 @@ class Timeline(ScrollView, can_focus=True):
         self.set_window(nav.pan(self.window, fraction, self.trace.span_ns))
 
     @guarded
+    def action_fit_home(self) -> None:
+        self.set_window(nav.home_window(self.trace))
+
+    @guarded
     def action_fit_all(self) -> None:
         self.set_window((0, max(self.trace.span_ns, 1)))
 
@@ -411,75 +552,167 @@ class Timeline(ScrollView, can_focus=True):
             )
         elif self.selected_gap >= 0:
             self.select_gap(self.selected_gap)
+        else:
+            self._say("Nothing selected to fit: select a slice or a gap first.")
+
+    def _go_to_row(self, target: int) -> None:
+        """Move the cursor to a display row, selecting the slice nearest in time there."""
+        row = self.rows[target]
+        if row.counter < 0:
+            t0, t1 = self.window
+            t = nav.focus_time(self.trace, self.selected, self.window)
+            found = slice_at(self.lanes.get(row.lane, row.level), t, tolerance=t1 - t0)
+            if found >= 0:
+                self.select(found, reveal=False)
+                return
+        self.cursor = target
+        self.selected, self.selected_gap, self.partners = -1, -1, []
+        self._partner_rows = set()
+        self._after_selection()
 
     @guarded
     def action_move_row(self, delta: int) -> None:
         target = nav.row_move(self.rows, self.cursor, delta)
         if target is None:
+            self._say("No more rows " + ("below." if delta > 0 else "above."))
             return
-        row = self.rows[target]
-        if row.counter >= 0:  # the details show the counter's value at the view's centre
-            self.cursor = target
-            self.selected, self.selected_gap = -1, -1
-            self._after_selection()
+        self._go_to_row(target)
+
+    @guarded
+    def action_move_lane(self, delta: int) -> None:
+        target = nav.lane_move(self.rows, self.cursor, delta)
+        if target is None:
+            self._say("No more lanes " + ("below." if delta > 0 else "above."))
             return
-        t0, t1 = self.window
-        t = nav.focus_time(self.trace, self.selected, self.window)
-        found = slice_at(self.index.get(row.lane, row.depth), t, tolerance=t1 - t0)
-        if found >= 0:
-            self.select(found)
+        self._go_to_row(target)
+
+    @guarded
+    def action_gpu_and_back(self) -> None:
+        """From a CPU row to the GPU (the selection's kernels, else the first GPU lane), and
+        from the GPU back (to the selected work's launch, else where `h` came from)."""
+        row = self.rows[self.cursor]
+        on_gpu = row.lane >= 0 and self.trace.lanes[row.lane].kind == "gpu"
+        if on_gpu:
+            back = nav.linked_back(self.trace, self.selected) if self.selected >= 0 else []
+            if back:
+                self.select(back[0])
+            elif self._cpu_cursor is not None and self._cpu_cursor < len(self.rows):
+                self._go_to_row(self._cpu_cursor)
+            else:
+                self._say("No CPU row to go back to: select a kernel with a launch.")
+            return
+        self._cpu_cursor = self.cursor
+        work = nav.caused_work(self.trace, self.selected) if self.selected >= 0 else []
+        if work:
+            self.select(work[0])
+            return
+        gpu = next(
+            (
+                i
+                for i, r in enumerate(self.rows)
+                if r.lane >= 0 and self.trace.lanes[r.lane].kind == "gpu"
+            ),
+            None,
+        )
+        if gpu is None:
+            self._say("This trace has no GPU lane.")
         else:
-            self.cursor = target
-            self.selected, self.selected_gap = -1, -1
-            self._after_selection()
+            self._go_to_row(gpu)
 
     @guarded
     def action_sibling(self, delta: int) -> None:
         row = self.rows[self.cursor]
         if row.lane < 0:
             return
-        found = nav.sibling(self.index.get(row.lane, row.depth), self.selected, delta, self.window)
+        found = nav.sibling(self.lanes.get(row.lane, row.level), self.selected, delta, self.window)
         if found >= 0:
             self.select(found)
+        else:
+            self._say(
+                "No more slices on this row " + ("to the right." if delta > 0 else "to the left.")
+            )
 
     @guarded
     def action_child(self) -> None:
-        if self.selected >= 0:
-            kids = nav.children(self.trace, self.selected)
-            if len(kids):
-                self.select(int(kids[0]))
+        if self.selected < 0:
+            self._say("Select a slice first (left/right, or click).")
+            return
+        lane = self.trace.lane_of(self.selected).index
+        level = self.lanes.level_of(self.selected)
+        if self.lanes.mode(lane) == COLLAPSED:
+            self.lanes.modes[lane] = self.lanes.default_mode(lane)
+            if self.lanes.mode(lane) == COLLAPSED:
+                self.lanes.modes[lane] = FULL
+            self._relayout()
+            level = self.lanes.level_of(self.selected)
+        found = (
+            nav.first_inside(self.trace, self.lanes.get(lane, level + 1), self.selected)
+            if level + 1 < self.lanes.count(lane)
+            else -1
+        )
+        if found >= 0:
+            self.select(found)
+        else:
+            self._say("This slice has nothing under it.")
 
     @guarded
     def action_parent(self) -> None:
-        if self.selected >= 0 and self.trace.slices.parent[self.selected] >= 0:
-            self.select(int(self.trace.slices.parent[self.selected]))
+        if self.selected < 0:
+            self._say("Select a slice first (left/right, or click).")
+            return
+        lane = self.trace.lane_of(self.selected).index
+        level = self.lanes.level_of(self.selected)
+        found = (
+            nav.holder(self.trace, self.lanes.get(lane, level - 1), self.selected)
+            if level > 0
+            else -1
+        )
+        if found >= 0:
+            self.select(found)
+        else:
+            self._say("This slice is at the top of its lane.")
 
     @guarded
     def action_follow(self, forward: bool) -> None:
         if self.selected < 0:
+            self._say("Select a launch, a kernel or an op first.")
             return
         linked = (nav.linked_forward if forward else nav.linked_back)(self.trace, self.selected)
+        if not linked and forward:
+            linked = nav.caused_work(self.trace, self.selected)
         if linked:
             self.select(linked[0])
+        else:
+            self._say(
+                "No flow from this slice, and nothing under it launched GPU work."
+                if forward
+                else "No flow leads to this slice."
+            )
 
     @guarded
     def action_match(self, delta: int) -> None:
         found = nav.next_match(self.trace, self.matches, self.selected, delta, self.window[0])
-        if found >= 0:
-            self.select(found)
+        if found < 0:
+            self._say("No search matches: / to search.")
+            return
+        self._show_match(found)
+        k, n = self.match_position()
+        self._say(f"match {k:,} of {n:,}: {self.trace.slice_name(found)}")
 
     @guarded
     def action_next_gap(self) -> None:
-        if len(self.gap_order):
-            self._gap_step = (self._gap_step + 1) % len(self.gap_order)
-            self.select_gap(int(self.gap_order[self._gap_step]))
+        if not len(self.gap_order):
+            self._say("No idle gaps: this trace has no GPU work, or it never idles.")
+            return
+        self._gap_step = (self._gap_step + 1) % len(self.gap_order)
+        self.select_gap(int(self.gap_order[self._gap_step]))
 
     @guarded
     def action_peak_memory(self) -> None:
         """Select the op running when allocated memory peaked (GPU first), and show it."""
         found = peaks(self.trace)
         if not found:
-            self.notify("This trace has no memory records (profile with profile_memory=True).")
+            self._say("This trace has no memory records (profile with profile_memory=True).")
             return
         peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
         if peak.op >= 0:
@@ -496,36 +729,124 @@ class Timeline(ScrollView, can_focus=True):
             self.set_window(
                 nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
             )
-        self.notify(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
+        self._say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
+
+    def _cursor_lane(self) -> int:
+        row = self.rows[self.cursor]
+        if row.lane < 0:
+            self._say("Move to a lane's row first (up/down).")
+        return row.lane
+
+    def _reshaped(self, lane: int) -> None:
+        """After a lane's shape or pin changed: keep the selection if it is still drawn."""
+        if self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
+            self.selected, self.partners = -1, []
+        self._relayout()
+        self._mark_partner_rows()
+        if self.selected >= 0:
+            self.cursor = self._row_of[
+                (self.trace.lane_of(self.selected).index, self.lanes.level_of(self.selected))
+            ]
+        else:
+            self.cursor = self._row_of.get((lane, 0), 0)
+        self._after_selection()
 
     @guarded
     def action_toggle_lane(self) -> None:
-        row = self.rows[self.cursor]
-        if row.lane < 0:
+        lane = self._cursor_lane()
+        if lane < 0:
             return
-        if row.lane in self.collapsed:
-            self.collapsed.discard(row.lane)
-        elif self.trace.lanes[row.lane].rows > 1:
-            self.collapsed.add(row.lane)
-            s = self.trace.slices
-            if (
-                self.selected >= 0
-                and s.depth[self.selected] > 0
-                and (self.trace.lane_of(self.selected).index == row.lane)
-            ):
-                self.selected = -1
+        if self.lanes.mode(lane) == COLLAPSED:
+            default = self.lanes.default_mode(lane)
+            self.lanes.modes[lane] = FULL if default == COLLAPSED else default
         else:
+            self.lanes.modes[lane] = COLLAPSED
+        self._reshaped(lane)
+
+    @guarded
+    def action_toggle_python(self) -> None:
+        lane = self._cursor_lane()
+        if lane < 0:
             return
-        self._relayout()
-        self.cursor = self._row_of[(row.lane, 0)]
-        self._after_selection()
+        if not self.lanes.has_python(lane):
+            self._say("This lane has no Python frames (record with with_stack=True).")
+            return
+        self.lanes.modes[lane] = FULL if self.lanes.mode(lane) == FOLDED else FOLDED
+        self._reshaped(lane)
+        self._say(
+            "Python frames shown in full"
+            if self.lanes.mode(lane) == FULL
+            else "Python frames folded into one row"
+        )
+
+    @guarded
+    def action_toggle_pin(self) -> None:
+        lane = self._cursor_lane()
+        if lane < 0:
+            return
+        if lane in self.pinned:
+            self.pinned = tuple(p for p in self.pinned if p != lane)
+        else:
+            self.pinned = (*self.pinned, lane)
+        self._reshaped(lane)
+        self.scroll_to_row(self.cursor)
+
+    @guarded
+    def action_mark_range(self) -> None:
+        """Add the selection (else the view's centre) to the range being measured."""
+        s = self.trace.slices
+        if self.selected >= 0:
+            here = (int(s.start[self.selected]), int(s.end[self.selected]))
+        elif self.selected_gap >= 0:
+            here = (int(self.gaps.start[self.selected_gap]), int(self.gaps.end[self.selected_gap]))
+        else:
+            middle = sum(self.window) // 2
+            here = (middle, middle)
+        if self._mark_from is None:
+            self._mark_from = here
+            self.set_marked(here if here[1] > here[0] else None)
+            self._say("Range started here: select another slice (or move) and press r again.")
+            return
+        lo, hi = min(self._mark_from[0], here[0]), max(self._mark_from[1], here[1])
+        self._mark_from = None
+        self.set_marked((lo, hi))
+
+    @guarded
+    def action_clear_range(self) -> None:
+        self._mark_from = None
+        if self.marked is None:
+            self._say("No range marked: r marks one (or drag with the mouse).")
+        self.set_marked(None)
+
+    def set_marked(self, marked: tuple[int, int] | None) -> None:
+        self.marked = marked
+        self._window_changed()
+        if marked is not None:
+            a, b = marked
+            self._say(f"Range {format_duration(b - a)}: +{format_time(a)} to +{format_time(b)}")
 
     # --- mouse ----------------------------------------------------------------------------
 
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        self._drag_x = event.x if event.x >= self.gutter_width else None
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        start, self._drag_x = self._drag_x, None
+        if start is None or abs(event.x - start) < 2 or event.x < self.gutter_width:
+            return
+        a = self.time_at(min(start, event.x) - self.gutter_width)
+        b = self.time_at(max(start, event.x) - self.gutter_width)
+        self._mark_from = None
+        self.set_marked((a, b))
+        self._dragged = True
+
     @guarded
     def on_click(self, event: events.Click) -> None:
-        index = int(self.scroll_offset.y) + event.y
-        if not 0 <= index < len(self.rows) or self.rows[index].lane < 0:
+        if self._dragged:
+            self._dragged = False
+            return
+        index = self.row_at(event.y)
+        if index < 0 or self.rows[index].lane < 0:
             return
         row = self.rows[index]
         if event.x < self.gutter_width:
@@ -535,7 +856,7 @@ class Timeline(ScrollView, can_focus=True):
         t0, t1 = self.window
         cell_ns = max((t1 - t0) // self.cells_width, 1)
         found = slice_at(
-            self.index.get(row.lane, row.depth),
+            self.lanes.get(row.lane, row.level),
             self.time_at(event.x - self.gutter_width),
             tolerance=cell_ns,
         )

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..nesting import nest
 from ..patterns import is_device_category
 from ..trace import (
     CounterSeries,
@@ -22,7 +23,6 @@ from ..trace import (
 from .intermediate import Collected, Imported
 from .lanes import ASYNC_TID, LaneKey, lane_name, lane_order, process_name, process_order
 from .links import build_links
-from .nesting import nest
 from .pairs import match_pairs
 
 I64 = npt.NDArray[np.int64]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..patterns import STREAM_TID
+from ..patterns import BOOKKEEPING_NAME, STREAM_TID
 
 ASYNC_TID = "async"
 
@@ -54,19 +54,26 @@ def lane_name(key: LaneKey, meta: dict[str, Any]) -> str:
 
 def process_order(
     pid: int | str, is_device: bool, meta: dict[str, Any]
-) -> tuple[int, float, tuple[int, int, str]]:
-    """Host processes first, then devices; inside each, the writer's sort index, then pid."""
+) -> tuple[bool, int, float, int, tuple[int, int, str]]:
+    """As chrome://tracing orders them: by the writer's sort index, then pid; processes without
+    one after those with one, hosts before devices; Kineto's bookkeeping last."""
     sort_index = meta.get("sort_index")
-    return (int(is_device), float(sort_index) if sort_index is not None else 0.0, _ident_key(pid))
+    bookkeeping = bool(BOOKKEEPING_NAME.search(str(pid)))
+    given = 0 if sort_index is not None else 1
+    return (bookkeeping, given, float(sort_index or 0), int(is_device), _ident_key(pid))
 
 
-def lane_order(key: LaneKey, meta: dict[str, Any]) -> tuple[int, int, float, tuple[int, int, str]]:
-    """CPU threads, then GPU streams, then async rows; then the sort index, then the id."""
+def lane_order(
+    key: LaneKey, meta: dict[str, Any]
+) -> tuple[int, bool, int, float, tuple[int, int, str]]:
+    """CPU threads, then GPU streams, then async rows; Kineto's bookkeeping threads last; then
+    the writer's sort index (those without one after), then the id."""
     kind_rank = {"cpu": 0, "gpu": 1, "async": 2}[key.kind]
     sort_index = meta.get("sort_index")
     tid = key.tid
     stream = STREAM_TID.match(tid) if isinstance(tid, str) else None
     tid_key = _ident_key(int(stream.group(1))) if stream else _ident_key(tid)
-    if sort_index is None:
-        return (kind_rank, 1, 0.0, tid_key)
-    return (kind_rank, 0, float(sort_index), tid_key)
+    names = (str(tid), str(meta.get("name") or ""))
+    bookkeeping = any(BOOKKEEPING_NAME.search(n) for n in names)
+    given = 0 if sort_index is not None else 1
+    return (kind_rank, bookkeeping, given, float(sort_index or 0), tid_key)

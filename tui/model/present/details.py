@@ -7,32 +7,63 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.attribution import op_tree
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.memory import counter_series
 from ..analysis.syncs import overlapping
 from ..patterns import STREAM_WAIT_NAME
-from ..timescale import format_bytes, format_duration
+from ..timescale import format_bytes, format_duration, format_time
 from ..trace import Trace
-from .navigate import ancestors, children, linked_back, linked_forward
+from .navigate import ancestors, caused_work, children, linked_back, linked_forward
 
 MAX_ARGS = 40
 MAX_LINKS = 8
 
 
 def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
-    """Everything about one slice; args are decoded now, from the file."""
+    """Everything about one slice, the most telling first: for GPU work its launch, the op
+    that issued it and how long it was queued; for a launch or an op the work it started.
+    Args are decoded now, from the file."""
     s = trace.slices
     lane = trace.lane_of(row)
     start, dur = int(s.start[row]), int(s.dur[row])
     kids = children(trace, row)
-    out = [
-        ("name", trace.slice_name(row)),
-        ("category", trace.categories[int(s.cat[row])] or "(none)"),
+    out = [("name", trace.slice_name(row)), ("duration", format_duration(dur))]
+    back = linked_back(trace, row)
+    if back:
+        launch = back[0]
+        queued = start - int(s.start[launch])
+        out.append(
+            (
+                "launched by",
+                f"{trace.slice_name(launch)} on {trace.lane_of(launch).name}, queued "
+                f"{format_duration(queued)} before it ran",
+            )
+        )
+        op = int(op_tree(trace).up[launch])
+        if op >= 0:
+            out.append(("issuing op", trace.slice_name(op)))
+    forward = linked_forward(trace, row)
+    if forward:
+        out.append(("starts", _started(trace, forward, start)))
+    elif lane.kind == "cpu":
+        work = caused_work(trace, row)
+        if work:
+            total = int(s.dur[work].sum())
+            names = ", ".join(dict.fromkeys(trace.slice_name(w) for w in work[:MAX_LINKS]))
+            more = f" and {len(work) - MAX_LINKS} more" if len(work) > MAX_LINKS else ""
+            out.append(
+                (
+                    "GPU work",
+                    f"{len(work):,} launched under it, {format_duration(total)} in all "
+                    f"(] goes to the first): {names}{more}",
+                )
+            )
+    out += [
+        ("self", format_duration(dur - int(s.dur[kids].sum()))),
         ("lane", f"{trace.processes[lane.process].name} / {lane.name}"),
         ("start", _when(trace, start)),
-        ("duration", format_duration(dur)),
-        ("self", format_duration(dur - int(s.dur[kids].sum()))),
-        ("depth", str(int(s.depth[row]))),
+        ("category", trace.categories[int(s.cat[row])] or "(none)"),
     ]
     if STREAM_WAIT_NAME.match(trace.slice_name(row)):
         out.append(
@@ -44,15 +75,6 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     chain = ancestors(trace, row)
     if chain:
         out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))
-    forward = linked_forward(trace, row)
-    if forward:
-        out.append(("starts", _links(trace, forward, start, "launch delay")))
-    back = linked_back(trace, row)
-    if back:
-        out.append(("launched by", _links(trace, back, start, "launched", before=True)))
-        issuer = ancestors(trace, back[0])
-        if issuer:
-            out.append(("issuing op", trace.slice_name(issuer[0])))
     args = trace.args(row)
     if isinstance(args, dict):
         for key, value in list(args.items())[:MAX_ARGS]:
@@ -62,6 +84,16 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     elif args is not None:
         out.append(("args", _value(args)))
     return out
+
+
+def _started(trace: Trace, rows: list[int], t: int) -> str:
+    parts = [
+        f"{trace.slice_name(r)} (ran {format_duration(int(trace.slices.start[r]) - t)} after "
+        "this call)"
+        for r in rows[:MAX_LINKS]
+    ]
+    more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
+    return "; ".join(parts) + more
 
 
 def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
@@ -102,22 +134,13 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
 
 
 def _when(trace: Trace, t: int) -> str:
-    text = f"+{format_duration(t)}"
+    text = f"+{format_time(t)}"
     if trace.base_time_ns is not None:
         absolute = trace.base_time_ns + t
         seconds, ns = divmod(absolute, 1_000_000_000)
         stamp = np.datetime64(seconds, "s").astype(str).replace("T", " ")
         text += f"  ({stamp}.{ns:09d} UTC)"
     return text
-
-
-def _links(trace: Trace, rows: list[int], t: int, word: str, before: bool = False) -> str:
-    parts = []
-    for r in rows[:MAX_LINKS]:
-        delay = t - int(trace.slices.start[r]) if before else int(trace.slices.start[r]) - t
-        parts.append(f"{trace.slice_name(r)} ({word} {format_duration(delay)})")
-    more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
-    return "; ".join(parts) + more
 
 
 def _value(value: Any) -> str:
@@ -142,7 +165,7 @@ def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list
         ("counter", series.name),
         (
             "at the centre",
-            f"{show(float(series.values[k])) if k >= 0 else '-'}  (+{format_duration(middle)})",
+            f"{show(float(series.values[k])) if k >= 0 else '-'}  (+{format_time(middle)})",
         ),
         ("highest in view", show(float(in_view.max())) if len(in_view) else "-"),
         ("highest", show(float(series.values.max())) if len(series.values) else "-"),

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from ..analysis.steps import profiled_window, step_windows
 from ..trace import Trace
-from .raster import Row, RowSlices
+from .rows import Row, RowSlices
 
 MIN_WINDOW_NS = 10
 FIT_MARGIN = 0.1  # `f` leaves this much of the slice's length free on each side
@@ -43,6 +44,63 @@ def fit(start: int, dur: int, span: int) -> tuple[int, int]:
     """A window showing [start, start + dur) with a margin."""
     margin = max(dur * FIT_MARGIN, MIN_WINDOW_NS / 2)
     return clamp_window(start - margin, start + dur + margin, span)
+
+
+def caused_work(trace: Trace, row: int) -> list[int]:
+    """The GPU work that the launches inside slice `row` (itself included) started, by start."""
+    s = trace.slices
+    lane = trace.lane_of(row)
+    src = trace.launches.src
+    inside = (
+        (src >= lane.lo)
+        & (src < lane.hi)
+        & (s.start[src] >= s.start[row])
+        & (s.end[src] <= s.end[row])
+    )
+    work = np.unique(trace.launches.dst[inside])
+    return [int(w) for w in work[np.lexsort((work, s.start[work]))]]
+
+
+# A cluster of slices this far (as a share of the span) from the rest, holding at most this
+# share of the slices, is left out of the home view: a few stray events must not squeeze the
+# rest into one column.
+STRAY_GAP = 0.5
+STRAY_SHARE = 0.02
+
+
+def home_window(trace: Trace) -> tuple[int, int]:
+    """What `0` fits: the profiled steps (with the GPU work they launched), else the bulk of
+    the slices, leaving out small clusters far from the rest."""
+    span = max(trace.span_ns, 1)
+    if step_windows(trace):
+        t0, t1 = profiled_window(trace)
+        return fit(t0, t1 - t0, span)
+    s = trace.slices
+    if len(s) == 0:
+        return 0, span
+    order = np.argsort(s.start, kind="stable")
+    start, end = s.start[order], s.end[order]
+    reach = np.maximum.accumulate(end)
+    breaks = np.flatnonzero(start[1:] > reach[:-1]) + 1  # a cluster starts at each
+    lo, hi = 0, len(order)  # the slices kept, by start
+    while True:
+        inner = breaks[(breaks > lo) & (breaks < hi)]
+        if len(inner) == 0:
+            break
+        t0, t1 = int(start[lo]), int(reach[hi - 1])
+        gap = start[inner] - reach[inner - 1]
+        k = int(np.argmax(gap))
+        cut = int(inner[k])
+        if gap[k] < STRAY_GAP * (t1 - t0):
+            break
+        if cut - lo <= STRAY_SHARE * len(order):
+            lo = cut
+        elif hi - cut <= STRAY_SHARE * len(order):
+            hi = cut
+        else:
+            break
+    t0, t1 = int(start[lo]), int(reach[hi - 1])
+    return fit(t0, t1 - t0, span)
 
 
 def children(trace: Trace, row: int) -> npt.NDArray[np.int64]:
@@ -93,6 +151,35 @@ def row_move(rows: list[Row], cursor: int, delta: int) -> int | None:
         if rows[target].lane >= 0 or rows[target].counter >= 0:
             return target
     return None
+
+
+def lane_move(rows: list[Row], cursor: int, delta: int) -> int | None:
+    """The first row of the next (1) or previous (-1) lane, or None at the end."""
+    here = rows[cursor].lane if rows else -1
+    target = cursor
+    while 0 <= target + delta < len(rows):
+        target += delta
+        row = rows[target]
+        if row.lane >= 0 and row.lane != here and row.level == 0:
+            return target
+    return None
+
+
+def first_inside(trace: Trace, row: RowSlices, holder: int) -> int:
+    """The first slice of `row` (the row below `holder`'s) that starts inside `holder`, -1."""
+    s = trace.slices
+    k = int(np.searchsorted(row.start, s.start[holder]))
+    start, end = int(s.start[holder]), int(s.end[holder])
+    if k < len(row.rows) and (row.start[k] < end or row.start[k] == start):
+        return int(row.rows[k])
+    return -1
+
+
+def holder(trace: Trace, row: RowSlices, held: int) -> int:
+    """The slice of `row` (the row above `held`'s) under which `held` starts, -1."""
+    t = int(trace.slices.start[held])
+    k = int(np.searchsorted(row.start, t, side="right")) - 1
+    return int(row.rows[k]) if k >= 0 and (row.end[k] > t or row.start[k] == t) else -1
 
 
 def focus_time(trace: Trace, selected: int, window: tuple[int, int]) -> int:

@@ -1,4 +1,4 @@
-"""What the timeline shows: display rows, and each row's slices turned into terminal cells.
+"""Each timeline row's slices turned into terminal cells.
 
 Within one lane and depth, slices never overlap (nesting puts children one row down and partly
 overlapping slices on rows of their own), so a row's slices are sorted by both start and end, and
@@ -14,39 +14,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..analysis.gaps import Gaps
-from ..analysis.memory import counter_series
-from ..trace import Trace
+from .rows import RowSlices
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the timeline: a process header, one depth of a lane, or a counter."""
-
-    process: int
-    lane: int  # -1 for a process header or a counter
-    depth: int
-    counter: int = -1  # into counter_series(trace)
-
-
-@dataclass(frozen=True)
-class RowSlices:
-    """The slices of one lane at one depth, sorted by start (and so by end)."""
-
-    rows: I64  # slice rows in Trace.slices
-    start: I64
-    end: I64
-    busy_before: I64  # busy_before[k]: total duration of the first k slices
-    zero_starts: I64  # starts of the zero-length slices, which take no busy time but show
-
-    def busy(self, t: I64) -> I64:
-        """Busy time in [-inf, t) for each t."""
-        k = np.searchsorted(self.start, t, side="right") - 1
-        kc = np.maximum(k, 0)
-        inside = np.minimum(t - self.start[kc], self.end[kc] - self.start[kc])
-        return np.where(k >= 0, self.busy_before[kc] + inside, 0)
 
 
 @dataclass(frozen=True)
@@ -58,52 +29,6 @@ class Cells:
     busy: F64
     count: I64
     near: I64
-
-
-class RowIndex:
-    """Per (lane, depth) slice arrays, built when a row is first drawn."""
-
-    def __init__(self, trace: Trace) -> None:
-        self.trace = trace
-        self._rows: dict[tuple[int, int], RowSlices] = {}
-
-    def get(self, lane: int, depth: int) -> RowSlices:
-        key = (lane, depth)
-        found = self._rows.get(key)
-        if found is None:
-            found = self._rows[key] = self._build(lane, depth)
-        return found
-
-    def _build(self, lane_index: int, depth: int) -> RowSlices:
-        lane = self.trace.lanes[lane_index]
-        s = self.trace.slices
-        rows = np.flatnonzero(s.depth[lane.lo : lane.hi] == depth).astype(np.int64) + lane.lo
-        start = s.start[rows]
-        end = start + s.dur[rows]
-        busy_before = np.concatenate(([0], np.cumsum(s.dur[rows])))[:-1].astype(np.int64)
-        return RowSlices(rows, start, end, busy_before, start[end == start])
-
-
-def layout(trace: Trace, collapsed: frozenset[int] = frozenset()) -> list[Row]:
-    """Display rows: each process's header, then each of its lanes at every depth.
-
-    A collapsed lane shows its top row only.
-    """
-    out: list[Row] = []
-    first = trace.processes[0].index if trace.processes else -1
-    for process in trace.processes:
-        out.append(Row(process.index, -1, 0))
-        for lane_index in process.lanes:
-            lane = trace.lanes[lane_index]
-            depths = 1 if lane_index in collapsed else max(lane.rows, 1)
-            out.extend(Row(process.index, lane_index, d) for d in range(depths))
-        # Counters of the process (those of no known process go with the first one).
-        out.extend(
-            Row(process.index, -1, 0, i)
-            for i, c in enumerate(counter_series(trace))
-            if c.process == process.index or (c.process < 0 and process.index == first)
-        )
-    return out
 
 
 SPARK = " ▁▂▃▄▅▆▇█"

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from ..analysis.scope import Scope
 from ..analysis.steps import step_at
+from ..timescale import format_duration
 from ..trace import Trace
 
 # The scopes `v` cycles through, in order.
-SCOPE_NAMES = ("trace", "view", "step", "subtree")
+SCOPE_NAMES = ("trace", "view", "range", "step", "subtree")
 
 
 @dataclass(frozen=True)
@@ -21,15 +22,27 @@ class NamedScope:
     scope: Scope
 
 
-def scope_named(trace: Trace, name: str, window: tuple[int, int], selected: int) -> NamedScope:
-    """One of SCOPE_NAMES for the view and the selected slice (-1: none).
+def scope_named(
+    trace: Trace,
+    name: str,
+    window: tuple[int, int],
+    selected: int,
+    marked: tuple[int, int] | None = None,
+) -> NamedScope:
+    """One of SCOPE_NAMES for the view, the selected slice (-1: none) and the marked range.
 
-    `step` is the profiler step holding the selected slice (else the view's centre); without
-    one it falls to `subtree`, and `subtree` without a selection to the whole trace.
+    `range` is the marked range (`step` without one). `step` is the profiler step holding the
+    selected slice (else the view's centre); without one it falls to `subtree`, and `subtree`
+    without a selection to the whole trace.
     """
     s = trace.slices
     if name == "view":
         return NamedScope(name, name, Scope(*window))
+    if name == "range":
+        if marked is not None:
+            a, b = marked
+            return NamedScope(name, f"range {format_duration(b - a)}", Scope(a, b))
+        name = "step"
     if name == "step":
         t = int(s.start[selected]) if selected >= 0 else sum(window) // 2
         step = step_at(trace, t)
