@@ -71,3 +71,14 @@ def run(*args: str, process: bool = False) -> Done:
     stdout.flush()
     stderr.flush()
     return Done(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+def notes(app: Any) -> list[str]:
+    """What the app has told the user in its notifications (the toasts), oldest first."""
+    return [n.message for n in app._notifications]
+
+
+def screen_rows(timeline: Any) -> list[Any]:
+    """The display rows on screen now, top to bottom (pinned ones first)."""
+    rows = [timeline.row_at(y) for y in range(timeline.view_height)]
+    return [timeline.rows[i] for i in rows if i >= 0]

@@ -65,7 +65,7 @@ def caused_work(trace: Trace, row: int) -> list[int]:
 # share of the slices, is left out of the home view: a few stray events must not squeeze the
 # rest into one column.
 STRAY_GAP = 0.5
-STRAY_SHARE = 0.02
+STRAY_SHARE = 0.05
 
 
 def home_window(trace: Trace) -> tuple[int, int]:

@@ -70,7 +70,10 @@ def rasterise(row: RowSlices, t0: int, t1: int, width: int) -> Cells:
     middle = (a + b) // 2
     k = np.searchsorted(row.start, middle, side="right") - 1
     kc = np.maximum(k, 0)
+    # A slice under the middle is drawn as a bar when it is alone in the cell or spans a cell:
+    # a cell crowded with shorter ones shows how busy it is instead.
     under = (k >= 0) & (row.end[kc] > middle)
+    under &= (count <= 1) | (row.end[kc] - row.start[kc] >= cell_ns)
     # A slice starting inside the cell, else the one running into it from the left.
     first_in = np.searchsorted(row.start, a, side="left")
     fc = np.minimum(first_in, len(row.rows) - 1)

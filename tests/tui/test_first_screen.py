@@ -1,0 +1,92 @@
+"""The first screen of a trace shows the GPU and the CPU launching its work, at any size.
+
+Driven with Pilot on the hand-made with_stack trace (tests/deep_stack.py: kernels under 40
+levels of Python frames) and on real traces from ../shared.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import SHARED
+from tests.deep_stack import write_deep_stack
+from tests.tui.helpers import loaded, screen_rows
+from tests.tui.test_snapshots import check, screen_text
+from tui.widgets.timeline import Timeline
+
+SIZES = [(80, 24), (160, 45), (250, 60)]
+LAUNCHES = ("cudaLaunchKernel", "hipLaunchKernel", "cuLaunchKernel", "hipExtModuleLaunchKernel")
+
+
+def gpu_and_launches_on_screen(t: Timeline) -> tuple[bool, bool]:
+    """Whether a GPU row holding work, and a CPU row holding launch calls, are on screen."""
+    gpu = launch = False
+    for row in screen_rows(t):
+        if row.lane < 0:
+            continue
+        slices = t.lanes.get(row.lane, row.level).rows
+        names = {t.trace.slice_name(int(r)) for r in slices[:2000]}
+        kind = t.trace.lanes[row.lane].kind
+        gpu |= kind == "gpu" and any(t.kinds[slices] >= 5)  # kernel, memcpy, memset, comm
+        launch |= kind == "cpu" and any(n in names for n in LAUNCHES)
+    return gpu, launch
+
+
+@pytest.fixture
+def deep(tmp_path):
+    return write_deep_stack(tmp_path / "deep_stack.json")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_deep_python_stack_still_shows_gpu_and_launches_first(deep, size):
+    async with loaded(deep, size) as (_, app):
+        t = app.query_one(Timeline)
+        assert gpu_and_launches_on_screen(t) == (True, True)
+        assert t.rows[0].pinned and t.trace.lanes[t.rows[0].lane].name == "stream 7"
+        # The cursor starts on the launching thread, under the pinned streams.
+        assert t.trace.lanes[t.rows[t.cursor].lane].name == "thread 1 (python3)"
+        if size == (80, 24):
+            check("deep_stack_80x24", screen_text(app))
+
+
+async def test_python_frames_fold_into_one_row_and_e_shows_them_all(deep):
+    async with loaded(deep, (120, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        thread = t.rows[t.cursor].lane
+        assert t.lanes.count(thread) == 5  # innermost frame, step, linear, addmm, launch
+        await pilot.press("right")  # the innermost frame running: model.py(5)
+        assert t.trace.slice_name(t.selected) == "model.py(5): forward"
+        await pilot.press("e")
+        assert t.lanes.count(thread) == 50  # every frame, each on its own row
+        assert t.trace.slice_name(t.selected) == "model.py(5): forward"  # still selected
+        await pilot.press("e")
+        assert t.lanes.count(thread) == 5
+        # Going up from a frame folded away opens the lane: deep stacks stay reachable.
+        await pilot.press("backspace")
+        assert t.lanes.count(thread) == 5  # from the top row of a folded lane: nothing above
+        t.select(t.trace.slices.parent[t.selected])
+        await pilot.pause()
+        assert t.lanes.mode(thread) == "full"
+        assert t.trace.slice_name(t.selected) == "model.py(4): forward"
+
+
+async def test_lanes_follow_the_sort_index_and_bookkeeping_comes_last(deep):
+    async with loaded(deep, (120, 40)) as (_, app):
+        t = app.query_one(Timeline)
+        names = [t.trace.lanes[r.lane].name for r in t.rows if r.lane >= 0 and r.level == 0]
+        assert names == [
+            "stream 7",
+            "thread 1 (python3)",
+            "thread 99 (Buffer Flush)",
+            "PyTorch Profiler",
+        ]
+
+
+@pytest.mark.parametrize(
+    "name", ["tracelens/h100_bert_small.json.gz", "tracelens/mi300_bert_small.json.gz"]
+)
+@pytest.mark.parametrize("size", SIZES)
+async def test_real_with_stack_traces_show_both_halves_first(shared, name, size):
+    async with loaded(SHARED / name, size) as (_, app):
+        t = app.query_one(Timeline)
+        assert gpu_and_launches_on_screen(t) == (True, True), screen_text(app)

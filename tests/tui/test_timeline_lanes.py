@@ -1,0 +1,233 @@
+"""Lanes, flows, search, ranges and fits on the timeline, driven with Pilot.
+
+gpu_streams.json (see test_timeline.py): thread 7 runs aten::mm [0, 30) holding
+cudaLaunchKernel [5, 15) -> gemm_kernel [20, 32) on stream 7, aten::add [40, 60) holding
+cuLaunchKernel -> triton_add_kernel [54, 57) on stream 20, and cudaGraphLaunch [70, 75).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import DATA
+from tests.deep_stack import write_deep_stack
+from tests.tui.helpers import loaded, notes
+from tui.widgets.stats_pane import StatsPane
+from tui.widgets.time_ruler import TimeRuler
+from tui.widgets.timeline import Timeline
+
+US = 1000
+
+
+def name(t):
+    return t.trace.slice_name(t.selected) if t.selected >= 0 else None
+
+
+def lane_name(t):
+    return t.trace.lanes[t.rows[t.cursor].lane].name
+
+
+@pytest.fixture
+async def ui():
+    async with loaded(DATA / "gpu_streams.json", (120, 30)) as (pilot, app):
+        yield pilot, app.query_one(Timeline)
+
+
+async def test_shift_j_k_move_between_lanes_and_say_when_there_are_no_more(ui):
+    pilot, t = ui
+    assert lane_name(t) == "thread 7"
+    await pilot.press("J")
+    assert lane_name(t) == "thread 7" and notes(t.app)[-1] == "No more lanes below."
+    await pilot.press("K")
+    assert lane_name(t) == "stream 20"
+    await pilot.press("K")
+    assert lane_name(t) == "stream 7"
+    await pilot.press("J", "J")
+    assert lane_name(t) == "thread 7"
+
+
+async def test_h_goes_from_an_op_to_its_kernel_and_back_to_the_launch(ui):
+    pilot, t = ui
+    await pilot.press("right", "h")  # aten::mm -> the kernel its launch started
+    assert name(t) == "gemm_kernel<float, 128>" and lane_name(t) == "stream 7"
+    await pilot.press("h")  # and back: the launch call
+    assert name(t) == "cudaLaunchKernel"
+    t.select(-1)
+    await pilot.press("h")  # nothing selected: to the first GPU lane
+    assert lane_name(t) == "stream 7"
+
+
+async def test_right_bracket_on_an_op_goes_to_the_first_kernel_it_caused(ui):
+    pilot, t = ui
+    await pilot.press("right_square_bracket")
+    assert notes(t.app)[-1] == "Select a launch, a kernel or an op first."
+    await pilot.press("right", "right")  # aten::add: its cuLaunchKernel started the triton kernel
+    await pilot.press("right_square_bracket")
+    assert name(t) == "triton_add_kernel"
+    await pilot.press("left_square_bracket")
+    assert name(t) == "cuLaunchKernel"
+
+
+async def test_a_selected_launch_marks_its_kernel_and_brings_both_into_view(ui):
+    pilot, t = ui
+    await pilot.press("w")  # [23, 69) us: neither is in view
+    t.select(t.lanes.get(0, 1).rows[0].item())  # cudaLaunchKernel [5, 15)
+    await pilot.pause()
+    assert name(t) == "cudaLaunchKernel"
+    assert [t.trace.slice_name(p) for p in t.partners] == ["gemm_kernel<float, 128>"]
+    assert t.window[0] <= 5 * US and t.window[1] >= 32 * US  # launch and kernel both shown
+    assert t.window[1] - t.window[0] == 46 * US  # at the same zoom
+    kernel_row = t.row_at(0)
+    assert t.rows[kernel_row].lane == 1 and (1, 0) in t._partner_rows
+
+
+async def test_search_says_which_match_is_shown_and_n_walks_them(ui):
+    pilot, t = ui
+    await pilot.press("slash", *"graph", "enter")
+    assert name(t) == "cudaGraphLaunch"
+    assert notes(t.app)[-1].startswith("match 1 of 3 for 'graph'")
+    await pilot.press("n")
+    assert name(t) == "graph_kernel_a" and notes(t.app)[-1] == "match 2 of 3: graph_kernel_a"
+    await pilot.press("N", "N")
+    assert notes(t.app)[-1] == "match 3 of 3: graph_kernel_b"
+
+
+async def test_a_tiny_match_is_zoomed_to_a_visible_size(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (80, 24)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("slash", *"gemm_2", "enter")
+        assert name(t) == "gemm_2"
+        t0, t1 = t.window
+        cells = t.trace.slices.dur[t.selected] * t.cells_width / (t1 - t0)
+        assert cells >= 6  # 8 us of a 359 us view was under 2 cells wide
+
+
+async def test_r_marks_a_range_the_ruler_shows_it_and_the_stats_pane_scopes_to_it(ui):
+    pilot, t = ui
+    await pilot.press("right", "r")  # aten::mm [0, 30)
+    await pilot.press("right", "r")  # to aten::add [40, 60)
+    assert t.marked == (0, 60 * US)
+    ruler = str(t.app.query_one(TimeRuler).render())
+    assert "60 us" in ruler and "├" in ruler and "┤" in ruler
+    assert notes(t.app)[-1].startswith("Range 60 us: +0 ns to +60 us")
+    await pilot.press("t")
+    pane = t.app.query_one(StatsPane)
+    await pilot.press("v", "v")  # trace -> view -> range
+    assert pane.scope_label == "range 60 us"
+    await pilot.press("t", "R")
+    assert t.marked is None and "├" not in str(t.app.query_one(TimeRuler).render())
+
+
+async def test_dragging_the_mouse_marks_a_range(ui):
+    pilot, t = ui
+    x0 = t.gutter_width + 10
+    x1 = t.gutter_width + 40
+    await pilot.mouse_down(Timeline, offset=(x0, 3))
+    await pilot.mouse_up(Timeline, offset=(x1, 3))
+    assert t.marked == (t.time_at(10), t.time_at(40))
+    assert t.selected == -1  # the drag did not select
+
+
+async def test_p_pins_and_unpins_the_lane_under_the_cursor(ui):
+    pilot, t = ui
+    await pilot.press("K", "K", "p")  # stream 7 leaves the pinned rows
+    assert t.pinned == (2,) and not any(r.pinned and r.lane == 1 for r in t.rows)
+    assert lane_name(t) == "stream 7"
+    await pilot.press("p")
+    assert t.pinned == (2, 1) and t.rows[t.cursor].pinned
+
+
+async def test_0_fits_the_steps_and_parenthesis_the_whole_file(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        home = t.window
+        assert home[0] > 0 and home[1] < t.trace.span_ns  # the steps, not the flush at 1 us
+        await pilot.press("right_parenthesis")
+        assert t.window == (0, t.trace.span_ns)
+        await pilot.press("0")
+        assert t.window == home
+
+
+async def test_idle_gaps_are_drawn_on_one_row_of_a_stream(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (_, app):
+        t = app.query_one(Timeline)
+        lines = [t.render_line(y).text[t.gutter_width :] for y in (0, 1)]
+        assert t.rows[0].lane == t.rows[1].lane  # stream 7: annotations, then kernels
+        assert "─" not in lines[0] and "─" in lines[1]
+
+
+async def test_c_on_a_stream_keeps_its_kernels_in_the_one_row(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("K", "c")
+        assert t.lanes.mode(t.rows[0].lane) == "collapsed" and not t.rows[1].pinned
+        names = {t.trace.slice_name(int(r)) for r in t.lanes.get(t.rows[0].lane, 0).rows}
+        assert names == {"gemm_0", "gemm_1", "gemm_2"}
+
+
+def _wide(tmp_path, lanes: int):
+    """Many threads (so the scrollbar shows) and slices at 98%, 99% and 99.5% of the span."""
+    events = [
+        {"ph": "X", "name": f"t{i}", "pid": 1, "tid": i, "ts": 0, "dur": 10} for i in range(lanes)
+    ]
+    events += [
+        {"ph": "X", "name": name, "pid": 1, "tid": 0, "ts": ts, "dur": 1}
+        for name, ts in (("a98", 980), ("a99", 990), ("a995", 995))
+    ]
+    events.append({"ph": "X", "name": "end", "pid": 1, "tid": 1, "ts": 999, "dur": 1})
+    path = tmp_path / "wide.json"
+    path.write_text(json.dumps(events))
+    return path
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)])
+async def test_a_slice_at_the_right_edge_is_drawn_beside_the_scrollbar(tmp_path, size):
+    async with loaded(_wide(tmp_path, 60), size) as (_, app):
+        t = app.query_one(Timeline)
+        assert t.draw_width < t.size.width  # a vertical scrollbar is there
+        row = next(
+            y
+            for y in range(t.view_height)
+            if t.rows[t.row_at(y)].level == 0 and t.rows[t.row_at(y)].lane == 0
+        )
+        line = t.render_line(row).text
+        assert len(line) == t.draw_width
+        assert line[-1] != " "  # a995, in the last cell
+
+
+async def test_a_few_far_away_events_do_not_blank_the_view(tmp_path):
+    """As on a Fuchsia trace: 45 async events long before the rest."""
+    events = [
+        {"ph": "b", "cat": "x", "name": f"early{i}", "id": i, "pid": 1, "tid": 1, "ts": i}
+        for i in range(45)
+    ] + [
+        {"ph": "e", "cat": "x", "name": f"early{i}", "id": i, "pid": 1, "tid": 1, "ts": i + 1}
+        for i in range(45)
+    ]
+    events += [
+        {
+            "ph": "X",
+            "name": f"work{i % 7}",
+            "pid": 1,
+            "tid": 2 + i % 3,
+            "ts": 10_000_000 + 20 * i,
+            "dur": 15,
+        }
+        for i in range(1000)
+    ]
+    path = tmp_path / "far.json"
+    path.write_text(json.dumps(events))
+    async with loaded(path, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        assert t.window[0] >= 9_900_000 * US
+        drawn = [t.render_line(y).text[t.gutter_width :] for y in range(t.view_height)]
+        busy = [line for line in drawn if line.strip()]
+        assert len(busy) >= 3 and all(len(line.strip()) > t.cells_width // 2 for line in busy[:3])
+        await pilot.press("right_parenthesis")
+        assert t.window == (0, t.trace.span_ns)
