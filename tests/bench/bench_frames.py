@@ -6,7 +6,12 @@ includes dispatch, the action, messages and the screen refresh, but not Pilot's 
 the frame. Each sample also checks that a full frame was painted. Measured at full zoom-out and
 zoomed in to one profiler step.
 
+With `--deep-stack STEPS` the trace is instead tests/deep_stack.py's with_stack trace (kernels
+under 40 levels of Python frames, folded by default) with that many steps (30000: about 1M
+slices), zoomed in to one step for the second state.
+
 Usage: python tests/bench/bench_frames.py [--events 1000000] [--presses 40] [--size 200x50]
+       [--deep-stack STEPS]
 """
 
 from __future__ import annotations
@@ -14,13 +19,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 from bench_load import trace_file
 
-KEYS_OUT = ["w", "s", "right", "right", "left", "down", "up"]
-KEYS_IN = ["w", "s", "a", "d", "d", "a", "right", "left", "down", "up"]
+KEYS_OUT = ["w", "s", "right", "right", "left", "down", "up", "J", "K"]
+KEYS_IN = ["w", "s", "a", "d", "d", "a", "right", "left", "down", "up", "h", "h", "J", "K"]
 
 
 async def measure(path: Path, presses: int, size: tuple[int, int]) -> dict[str, list[float]]:
@@ -57,7 +64,9 @@ async def measure(path: Path, presses: int, size: tuple[int, int]) -> dict[str, 
             if label == "one step":
                 trace = timeline.trace
                 step = next(
-                    r for r in range(len(trace.slices)) if trace.slice_name(r) == "ProfilerStep#10"
+                    r
+                    for r in range(len(trace.slices))
+                    if trace.slice_name(r) == "ProfilerStep#10" and trace.lane_of(r).kind == "cpu"
                 )
                 timeline.set_window(
                     nav.fit(
@@ -79,11 +88,20 @@ def main() -> None:
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--presses", type=int, default=40)
     parser.add_argument("--size", default="200x50")
+    parser.add_argument("--deep-stack", type=int, default=0, metavar="STEPS")
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
-    path = trace_file(args.events)
+    if args.deep_stack:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+        from tests.deep_stack import write_deep_stack
+
+        folder = Path(tempfile.mkdtemp(prefix="bench-deep-"))
+        path = write_deep_stack(folder / "deep_stack.json", steps=args.deep_stack)
+    else:
+        path = trace_file(args.events)
     results = asyncio.run(measure(path, args.presses, (width, height)))
-    print(f"{args.events} events, terminal {width}x{height}, {args.presses} presses per state")
+    what = f"deep stack, {args.deep_stack} steps" if args.deep_stack else f"{args.events} events"
+    print(f"{what}, terminal {width}x{height}, {args.presses} presses per state")
     for label, times in results.items():
         ordered = sorted(times)
         p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]

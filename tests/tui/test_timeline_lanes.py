@@ -231,3 +231,15 @@ async def test_a_few_far_away_events_do_not_blank_the_view(tmp_path):
         assert len(busy) >= 3 and all(len(line.strip()) > t.cells_width // 2 for line in busy[:3])
         await pilot.press("right_parenthesis")
         assert t.window == (0, t.trace.span_ns)
+
+
+async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("e")  # every Python frame: 50 rows
+        await pilot.press(*["j"] * 30)
+        top = t.row_at(t.pinned_rows)
+        assert t.rows[top].level > 0 and t.scroll_offset.y > 0
+        assert t.render_line(t.pinned_rows).text.startswith(" ↳ thread 1 (pytho…")
+        assert t.render_line(0).text.startswith(" ▾ stream 7")  # pinned rows stay
