@@ -135,6 +135,15 @@ class TraceApp(App[None]):
         self.exit(return_code=1)
 
     async def on_trace_app_trace_loaded(self, message: TraceLoaded) -> None:
+        try:
+            timeline = Timeline(message.trace)
+        except Exception as e:  # a bug: one line on exit, never a traceback on screen
+            self.load_error = (
+                f"{self.path}: cannot show ({type(e).__name__}: {e}); please report this with "
+                "the file"
+            )
+            self.exit(return_code=1)
+            return
         self.trace = message.trace
         await self.query_one(LoadProgress).remove()
         search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
@@ -142,12 +151,12 @@ class TraceApp(App[None]):
         await self.mount(
             TraceSummary(message.trace),
             TimeRuler(),
-            Timeline(message.trace),
+            timeline,
             VerticalScroll(SliceDetails(message.verdict), id="details"),
             search,
             before=self.query_one(Footer),
         )
-        self.query_one(Timeline).focus()
+        timeline.focus()
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:

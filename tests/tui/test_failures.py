@@ -84,3 +84,22 @@ async def test_a_full_session_never_writes_the_trace(tmp_path):
         )
         await pilot.press(*"gemm", "enter", "n", "question_mark", "escape", "q")
     assert (hashlib.sha256(path.read_bytes()).hexdigest(), path.stat().st_mtime_ns) == before
+
+
+async def test_a_trace_the_timeline_cannot_show_exits_with_one_line(monkeypatch):
+    from tui.cli import make_app
+
+    def broken(self, trace, **kwargs):
+        raise ValueError("no lanes to draw")
+
+    monkeypatch.setattr(Timeline, "__init__", broken)
+    app = make_app(DATA / "gpu_streams.json")
+    async with app.run_test() as pilot:
+        for _ in range(500):
+            if app.load_error is not None:
+                break
+            await pilot.pause(0.01)
+    assert app.return_code == 1
+    assert app.load_error.endswith(
+        "cannot show (ValueError: no lanes to draw); please report this with the file"
+    )

@@ -738,9 +738,10 @@ class Timeline(ScrollView, can_focus=True):
         return row.lane
 
     def _reshaped(self, lane: int) -> None:
-        """After a lane's shape or pin changed: keep the selection if it is still drawn."""
+        """After a lane's shape or pin changed: keep the selection, or where it is hidden now,
+        select what is drawn over it (the collapsed stretch, the innermost frame)."""
         if self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
-            self.selected, self.partners = -1, []
+            self.selected, self.partners = self._drawn_over(self.selected), []
         self._relayout()
         self._mark_partner_rows()
         if self.selected >= 0:
@@ -750,6 +751,16 @@ class Timeline(ScrollView, can_focus=True):
         else:
             self.cursor = self._row_of.get((lane, 0), 0)
         self._after_selection()
+
+    def _drawn_over(self, hidden: int) -> int:
+        """The deepest slice drawn at a hidden slice's start in its lane, -1 for none."""
+        lane = self.trace.lane_of(hidden).index
+        t = int(self.trace.slices.start[hidden])
+        for level in reversed(range(self.lanes.count(lane))):
+            found = slice_at(self.lanes.get(lane, level), t)
+            if found >= 0:
+                return found
+        return -1
 
     @guarded
     def action_toggle_lane(self) -> None:
