@@ -243,3 +243,14 @@ async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
         assert t.rows[top].level > 0 and t.scroll_offset.y > 0
         assert t.render_line(t.pinned_rows).text.startswith(" ↳ thread 1 (pytho…")
         assert t.render_line(0).text.startswith(" ▾ stream 7")  # pinned rows stay
+
+
+async def test_the_ruler_follows_the_cells_when_the_scrollbar_comes(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        ruler = app.query_one(TimeRuler)
+        assert t.draw_width == t.size.width and ruler.cells == t.cells_width  # no scrollbar
+        await pilot.press("e")  # 50 rows now: a scrollbar
+        await pilot.pause()
+        assert t.draw_width < t.size.width and ruler.cells == t.cells_width

@@ -248,6 +248,12 @@ class Timeline(ScrollView, can_focus=True):
         self._invalidate()
         self._window_changed()
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """The scrollbar came or went (lanes expanded, folded or pinned): the cells area's
+        width changed, and the ruler must follow it."""
+        self._invalidate()
+        self._window_changed()
+
     def _window_changed(self) -> None:
         self.post_message(self.WindowChanged(self.window, self.gutter_width, self.marked))
 
