@@ -14,7 +14,7 @@ import pytest
 from textual import events
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, notes
 from tui.model.present.raster import gap_cells
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.slice_details import SliceDetails
@@ -111,6 +111,7 @@ async def test_a_d_pan_a_quarter_of_the_view(ui):
     assert t.window == (11_500, 57_500)
     await pilot.press("a", "a")
     assert t.window == (0, 46_000)  # stops at the start
+    assert notes(t.app)[-1] == "At the start of the trace."
 
 
 async def test_f_fits_the_selection(ui):

@@ -535,11 +535,17 @@ class Timeline(ScrollView, can_focus=True):
             mid = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
             if self.window[0] <= mid <= self.window[1]:
                 center = mid
-        self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
+        window = nav.zoom(self.window, factor, center, self.trace.span_ns)
+        if window == self.window:
+            self._say("Zoomed in as far as it goes." if factor < 1 else "The whole trace is shown.")
+        self.set_window(window)
 
     @guarded
     def action_pan(self, fraction: float) -> None:
-        self.set_window(nav.pan(self.window, fraction, self.trace.span_ns))
+        window = nav.pan(self.window, fraction, self.trace.span_ns)
+        if window == self.window:
+            self._say("At the end of the trace." if fraction > 0 else "At the start of the trace.")
+        self.set_window(window)
 
     @guarded
     def action_fit_home(self) -> None:
