@@ -160,9 +160,9 @@ class TraceApp(App[None]):
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
-        timeline = self.query_one(Timeline)
-        for ruler in self.query(TimeRuler):  # none while the app shuts down
-            ruler.show(message.window, message.gutter, timeline.cells_width, message.marked)
+        for timeline in self.query(Timeline):  # none while the app shuts down
+            for ruler in self.query(TimeRuler):
+                ruler.show(message.window, message.gutter, timeline.cells_width, message.marked)
         for pane in self.query(StatsPane):
             pane.follow(message.window, pane.selected, message.marked)
 

@@ -115,7 +115,12 @@ def test_gap_cells_mark_the_cells_whose_middle_is_idle(gpu):
     lane = int(gaps.lane[0])  # stream 7: idle [32, 80), [84, 85), [89, 90) us
     cells = gap_cells(gaps, lane, 0, 100 * US, 10)  # 10 us a cell, middles at 5, 15, ... 95
     assert cells is not None
-    assert cells.tolist() == [-1, -1, -1, 0, 0, 0, 0, 0, -1, -1]  # 85 us: [84, 85) has ended
+    # The GPU idle (no stream busy: [32, 54) and [57, 80), gaps 3 and 4) wins over the stream's
+    # own gap 0, which shows where stream 20 runs; 85 us: [84, 85) has ended.
+    assert cells.tolist() == [-1, -1, -1, 3, 3, 0, 4, 4, -1, -1]
+    assert gap_cells(gaps, lane, 0, 100 * US, 10, selected=0).tolist()[3:8] == [0] * 5
     other = next(lane.index for lane in gpu.lanes if lane.index != int(gaps.lane[0]))
-    assert gap_cells(gaps, other, 0, 100 * US, 10) is None
+    # Stream 20 has no gap of its own (one kernel), but the GPU's idle shows on it too.
+    assert gap_cells(gaps, other, 0, 100 * US, 10).tolist() == [-1, -1, -1, 3, 3, -1, 4, 4, -1, -1]
+    assert gap_cells(gaps, other, 0, 30 * US, 10) is None
     assert any(r.lane == lane for r in layout(gpu, LaneRows(gpu)))

@@ -113,9 +113,10 @@ async def test_r_marks_a_range_the_ruler_shows_it_and_the_stats_pane_scopes_to_i
     ruler = str(t.app.query_one(TimeRuler).render())
     assert "60 us" in ruler and "├" in ruler and "┤" in ruler
     assert notes(t.app)[-1].startswith("Range 60 us: +0 ns to +60 us")
-    await pilot.press("t")
+    await pilot.press("t")  # opened right after marking: on the range
     pane = t.app.query_one(StatsPane)
-    await pilot.press("v", "v")  # trace -> view -> range
+    assert pane.scope_label == "range 60 us"
+    await pilot.press(*["v"] * 4)  # round the cycle (no steps here: step falls to subtree)
     assert pane.scope_label == "range 60 us"
     await pilot.press("t", "R")
     assert t.marked is None and "├" not in str(t.app.query_one(TimeRuler).render())
@@ -136,8 +137,10 @@ async def test_p_pins_and_unpins_the_lane_under_the_cursor(ui):
     await pilot.press("K", "K", "p")  # stream 7 leaves the pinned rows
     assert t.pinned == (2,) and not any(r.pinned and r.lane == 1 for r in t.rows)
     assert lane_name(t) == "stream 7"
-    await pilot.press("p")
-    assert t.pinned == (2, 1) and t.rows[t.cursor].pinned
+    assert notes(t.app)[-1] == "stream 7 unpinned: back in its place under GPU 0"
+    await pilot.press("p")  # back on top, in the trace's order again
+    assert t.pinned == (1, 2) and t.rows[t.cursor].pinned and t.cursor == 0
+    assert notes(t.app) == ["stream 7 pinned on top"]  # one message at a time
 
 
 async def test_0_fits_the_steps_and_parenthesis_the_whole_file(tmp_path):

@@ -26,7 +26,8 @@ class Palette:
     selected: Style
     partner: Style  # what the selection's flows join it to
     match: Style
-    gap: Style
+    gap: Style  # a stream idle while another works
+    gap_device: Style  # no stream busy: the GPU idle
     gap_selected: Style
 
 
@@ -41,13 +42,15 @@ def paint_cells(
     gap_cells: npt.NDArray[np.int64] | None,
     selected_gap: int,
     partners: list[int],
+    device_from: int,
 ) -> list[Segment]:
     """Segments for one row: labelled bars, density glyphs, idle gaps, empty space.
 
     Args:
         kinds: the kind of every slice; name_ids: its name id, into `labels` (printable names).
         matches: search matches by slice row, or None.
-        gap_cells: per cell, the idle gap it lies in (-1 for none), or None.
+        gap_cells: per cell, the idle gap it lies in (-1 for none), or None; gaps from
+            `device_from` on are whole-device gaps.
         partners: the slices the selection's flows lead to or come from.
     """
     joined = set(partners)
@@ -88,7 +91,13 @@ def paint_cells(
             end = x + 1
             while end < width and gaps[end] == gaps[x] and slice_of[end] < 0 and counts[end] == 0:
                 end += 1
-            style = palette.gap_selected if gaps[x] == selected_gap else palette.gap
+            style = (
+                palette.gap_selected
+                if gaps[x] == selected_gap
+                else palette.gap_device
+                if gaps[x] >= device_from
+                else palette.gap
+            )
             segments.append(Segment(GAP_GLYPH * (end - x), palette.base + style))
             x = end
         else:

@@ -71,7 +71,10 @@ class StatsPane(Vertical):
         yield StatsTable(id="stats")
 
     def on_mount(self) -> None:
-        self.rebuild()
+        if self.marked is not None:  # opened to look at the range just marked
+            self._scope_to("range")
+        else:
+            self.rebuild()
 
     def follow(
         self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
@@ -82,6 +85,8 @@ class StatsPane(Vertical):
         self.window, self.selected, self.marked = window, selected, marked
         if fresh:
             self._scope_to("range")
+        elif marked is None and self.scope_name == "range":  # the range was cleared
+            self._scope_to("trace")
 
     def _scope_to(self, name: str) -> None:
         picked = scope_named(self.trace, name, self.window, self.selected, self.marked)

@@ -53,6 +53,7 @@ class Timeline(ScrollView, can_focus=True):
         "timeline--partner",
         "timeline--match",
         "timeline--gap",
+        "timeline--gap-device",
         "timeline--gap-selected",
         "timeline--counter",
         *(f"timeline--{kind}" for kind in KINDS),
@@ -66,7 +67,8 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--selected { text-style: reverse bold; }
     Timeline > .timeline--partner { color: yellow; text-style: bold underline; }
     Timeline > .timeline--match { text-style: underline bold; }
-    Timeline > .timeline--gap { color: red; }
+    Timeline > .timeline--gap { color: $text-muted; }
+    Timeline > .timeline--gap-device { color: red; }
     Timeline > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
     Timeline > .timeline--counter { color: darkcyan; }
     Timeline > .timeline--other { background: dimgray; color: white; }
@@ -163,7 +165,8 @@ class Timeline(ScrollView, can_focus=True):
         self.partners: list[int] = []  # what the selection's flows join it to
         self._partner_rows: set[tuple[int, int]] = set()
         self.cursor = 0  # display row
-        self._cpu_cursor: int | None = None  # where `h` goes back to
+        self._cpu_row: tuple[int, int] | None = None  # (lane, level) `h` goes back to
+        self._remembered = -1  # a selection hidden by a lane's shape, restored when drawn
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
         self._strips: OrderedDict[tuple[int, int, int, bool, bool, int], Strip] = OrderedDict()
@@ -203,9 +206,15 @@ class Timeline(ScrollView, can_focus=True):
         t0, t1 = self.window
         return int(t0 + (x + 0.5) * (t1 - t0) / self.cells_width)
 
+    @property
+    def fixed_rows(self) -> int:
+        """Pinned rows held at the top: all of them, but never the whole view (the rest of
+        the pinned rows then scroll with the others)."""
+        return min(self.pinned_rows, max(self.view_height - 1, 0))
+
     def row_at(self, y: int) -> int:
         """The display row drawn on line `y` (pinned rows stay at the top), or -1."""
-        index = y if y < self.pinned_rows else y + int(self.scroll_offset.y)
+        index = y if y < self.fixed_rows else y + int(self.scroll_offset.y)
         return index if 0 <= index < len(self.rows) else -1
 
     def _relayout(self) -> None:
@@ -219,7 +228,7 @@ class Timeline(ScrollView, can_focus=True):
     def _fit_pins(self) -> None:
         """Keep the default pins to a share of the rows: fold pinned streams into one row
         each, then unpin the last ones, until they fit. Done once; the user decides after."""
-        budget = max(2, int(self.view_height * PINNED_SHARE))
+        budget = max(1, min(int(self.view_height * PINNED_SHARE), self.view_height - 1))
         if self.pinned_rows > budget:
             for lane in self.pinned:
                 if self.lanes.count(lane) > 1:
@@ -267,9 +276,9 @@ class Timeline(ScrollView, can_focus=True):
         row = self.rows[index]
         mark = self.selected if self._row_holds(row, self.selected) else -1
         gap = self.selected_gap
-        if gap >= 0 and int(self.gaps.lane[gap]) == row.lane:
-            mark = -2 - gap
-        sticky = y == self.pinned_rows and row.level > 0
+        if gap >= 0 and row.lane >= 0 and self.trace.lanes[row.lane].kind == "gpu":
+            mark = -2 - gap  # a device gap is drawn on every stream
+        sticky = y == self.fixed_rows and y > 0 and row.level > 0
         partner = self.selected if (row.lane, row.level) in self._partner_rows else -1
         key = (index, width, mark, index == self.cursor, sticky, partner)
         strip = self._strips.get(key)
@@ -334,6 +343,7 @@ class Timeline(ScrollView, can_focus=True):
             gaps,
             self.selected_gap,
             self.partners,
+            self.gaps.device_from,
         )
         return Strip(segments, width)
 
@@ -362,6 +372,7 @@ class Timeline(ScrollView, can_focus=True):
             partner=style("timeline--partner"),
             match=style("timeline--match"),
             gap=style("timeline--gap"),
+            gap_device=style("timeline--gap-device"),
             gap_selected=style("timeline--gap-selected"),
         )
         return self._palette_now
@@ -399,7 +410,7 @@ class Timeline(ScrollView, can_focus=True):
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
-        self.selected = slice_row
+        self.selected, self._remembered = slice_row, -1
         self.selected_gap = -1
         self.partners = []
         if slice_row >= 0:
@@ -439,6 +450,8 @@ class Timeline(ScrollView, can_focus=True):
         # is keyed on those, so everything else is a cache hit.
         self.refresh()
         self.scroll_to_row(self.cursor)
+        # After a relayout the scroll range grows only on the next refresh: scroll again then.
+        self.call_after_refresh(self.scroll_to_row, self.cursor)
         row = self.rows[self.cursor] if self.rows else None
         counter = row.counter if row is not None else -1
         self.post_message(
@@ -446,15 +459,23 @@ class Timeline(ScrollView, can_focus=True):
         )
 
     def scroll_to_row(self, index: int) -> None:
-        """Scroll so that display row `index` is on screen (pinned rows always are)."""
-        if index < self.pinned_rows:
+        """Scroll so that display row `index` is on screen (held pinned rows always are)."""
+        fixed = self.fixed_rows
+        if index < fixed:
             return
-        top = int(self.scroll_offset.y) + self.pinned_rows
-        height = max(self.view_height - self.pinned_rows, 1)
+        top = int(self.scroll_offset.y) + fixed
+        height = max(self.view_height - fixed, 1)
+        # Forced: right after a relayout the scrollbar may not be there yet.
         if index < top:
-            self.scroll_to(y=index - self.pinned_rows, animate=False)
+            self.scroll_to(y=index - fixed, animate=False, force=True)
         elif index >= top + height:
-            self.scroll_to(y=index - self.pinned_rows - height + 1, animate=False)
+            self.scroll_to(y=index - fixed - height + 1, animate=False, force=True)
+
+    def action_page_down(self) -> None:
+        self.scroll_to(y=self.scroll_offset.y + self.view_height - self.fixed_rows, animate=False)
+
+    def action_page_up(self) -> None:
+        self.scroll_to(y=self.scroll_offset.y - self.view_height + self.fixed_rows, animate=False)
 
     def _reveal(self, slice_row: int) -> None:
         """Pan (keeping the zoom) so that the slice is on screen, and its flow partners too
@@ -496,7 +517,9 @@ class Timeline(ScrollView, can_focus=True):
         self.select(row)
         dur = int(self.trace.slices.dur[row])
         t0, t1 = self.window
-        if dur * self.cells_width < 2 * (t1 - t0):
+        if dur > t1 - t0:  # wider than the view: all of it
+            self.set_window(nav.fit(int(self.trace.slices.start[row]), dur, self.trace.span_ns))
+        elif dur > 0 and dur * self.cells_width < 2 * (t1 - t0):
             width = max(dur * self.cells_width / VISIBLE_CELLS, nav.MIN_WINDOW_NS)
             middle = int(self.trace.slices.start[row]) + dur / 2
             self.set_window(
@@ -522,7 +545,9 @@ class Timeline(ScrollView, can_focus=True):
             self.action_fit_selection()
 
     def _say(self, text: str) -> None:
-        """One line about a key that had nothing to do, or what it did."""
+        """One line about a key that had nothing to do, or what it did; it replaces the one
+        before, so that pressing a key again does not pile them up."""
+        self.app.clear_notifications()
         self.notify(text, timeout=3, markup=False)
 
     # --- actions --------------------------------------------------------------------------
@@ -549,11 +574,17 @@ class Timeline(ScrollView, can_focus=True):
 
     @guarded
     def action_fit_home(self) -> None:
-        self.set_window(nav.home_window(self.trace))
+        window = nav.home_window(self.trace)
+        if window == self.window:
+            self._say("Already showing the steps (or the bulk of the trace); ) for all of it.")
+        self.set_window(window)
 
     @guarded
     def action_fit_all(self) -> None:
-        self.set_window((0, max(self.trace.span_ns, 1)))
+        window = (0, max(self.trace.span_ns, 1))
+        if window == self.window:
+            self._say("Already showing the whole file.")
+        self.set_window(window)
 
     @guarded
     def action_fit_selection(self) -> None:
@@ -570,6 +601,8 @@ class Timeline(ScrollView, can_focus=True):
     def _go_to_row(self, target: int) -> None:
         """Move the cursor to a display row, selecting the slice nearest in time there."""
         row = self.rows[target]
+        if row.lane < 0 and row.counter < 0:
+            return
         if row.counter < 0:
             t0, t1 = self.window
             t = nav.focus_time(self.trace, self.selected, self.window)
@@ -581,6 +614,8 @@ class Timeline(ScrollView, can_focus=True):
         self.selected, self.selected_gap, self.partners = -1, -1, []
         self._partner_rows = set()
         self._after_selection()
+        if row.counter < 0:
+            self._say("Nothing on this row in view (left/right find its slices).")
 
     @guarded
     def action_move_row(self, delta: int) -> None:
@@ -602,18 +637,19 @@ class Timeline(ScrollView, can_focus=True):
     def action_gpu_and_back(self) -> None:
         """From a CPU row to the GPU (the selection's kernels, else the first GPU lane), and
         from the GPU back (to the selected work's launch, else where `h` came from)."""
-        row = self.rows[self.cursor]
+        row = self._cursor_row()
         on_gpu = row.lane >= 0 and self.trace.lanes[row.lane].kind == "gpu"
         if on_gpu:
-            back = nav.linked_back(self.trace, self.selected) if self.selected >= 0 else []
-            if back:
-                self.select(back[0])
-            elif self._cpu_cursor is not None and self._cpu_cursor < len(self.rows):
-                self._go_to_row(self._cpu_cursor)
+            back = nav.launch_of_work(self.trace, self.selected) if self.selected >= 0 else -1
+            if back >= 0:
+                self.select(back)
+            elif self._cpu_row is not None and self._cpu_row in self._row_of:
+                self._go_to_row(self._row_of[self._cpu_row])
             else:
                 self._say("No CPU row to go back to: select a kernel with a launch.")
             return
-        self._cpu_cursor = self.cursor
+        if row.lane >= 0:
+            self._cpu_row = (row.lane, row.level)
         work = nav.caused_work(self.trace, self.selected) if self.selected >= 0 else []
         if work:
             self.select(work[0])
@@ -633,8 +669,9 @@ class Timeline(ScrollView, can_focus=True):
 
     @guarded
     def action_sibling(self, delta: int) -> None:
-        row = self.rows[self.cursor]
+        row = self._cursor_row()
         if row.lane < 0:
+            self._say("Move to a lane's row first (up/down).")
             return
         found = nav.sibling(self.lanes.get(row.lane, row.level), self.selected, delta, self.window)
         if found >= 0:
@@ -650,13 +687,18 @@ class Timeline(ScrollView, can_focus=True):
             self._say("Select a slice first (left/right, or click).")
             return
         lane = self.trace.lane_of(self.selected).index
-        level = self.lanes.level_of(self.selected)
         if self.lanes.mode(lane) == COLLAPSED:
-            self.lanes.modes[lane] = self.lanes.default_mode(lane)
-            if self.lanes.mode(lane) == COLLAPSED:
-                self.lanes.modes[lane] = FULL
+            if not len(nav.children(self.trace, self.selected)):
+                self._say("This slice has nothing under it.")
+                return
+            default = self.lanes.default_mode(lane)
+            self.lanes.modes[lane] = FULL if default == COLLAPSED else default
             self._relayout()
-            level = self.lanes.level_of(self.selected)
+            if self.lanes.level_of(self.selected) < 0:
+                self.lanes.modes[lane] = FULL
+                self._relayout()
+            self.select(self.selected)
+        level = self.lanes.level_of(self.selected)
         found = (
             nav.first_inside(self.trace, self.lanes.get(lane, level + 1), self.selected)
             if level + 1 < self.lanes.count(lane)
@@ -679,6 +721,8 @@ class Timeline(ScrollView, can_focus=True):
             if level > 0
             else -1
         )
+        if found < 0:  # nothing drawn above it: its parent may be folded away (select opens it)
+            found = int(self.trace.slices.parent[self.selected])
         if found >= 0:
             self.select(found)
         else:
@@ -689,9 +733,16 @@ class Timeline(ScrollView, can_focus=True):
         if self.selected < 0:
             self._say("Select a launch, a kernel or an op first.")
             return
-        linked = (nav.linked_forward if forward else nav.linked_back)(self.trace, self.selected)
-        if not linked and forward:
-            linked = nav.caused_work(self.trace, self.selected)
+        if forward:
+            linked = nav.launched_work(self.trace, self.selected) or (
+                nav.caused_work(self.trace, self.selected)
+                if self.trace.lane_of(self.selected).kind == "cpu"
+                else []
+            )
+            linked = linked or nav.flows_forward(self.trace, self.selected)
+        else:
+            launch = nav.launch_of_work(self.trace, self.selected)
+            linked = [launch] if launch >= 0 else nav.flows_back(self.trace, self.selected)
         if linked:
             self.select(linked[0])
         else:
@@ -705,7 +756,7 @@ class Timeline(ScrollView, can_focus=True):
     def action_match(self, delta: int) -> None:
         found = nav.next_match(self.trace, self.matches, self.selected, delta, self.window[0])
         if found < 0:
-            self._say("No search matches: / to search.")
+            self._say("No search yet: press / to search slice names.")
             return
         self._show_match(found)
         k, n = self.match_position()
@@ -743,17 +794,32 @@ class Timeline(ScrollView, can_focus=True):
             )
         self._say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
 
+    def _cursor_row(self) -> Row:
+        """The row under the cursor (a blank header row when the trace has no rows at all)."""
+        return self.rows[self.cursor] if self.rows else Row(-1, -1, 0)
+
     def _cursor_lane(self) -> int:
-        row = self.rows[self.cursor]
+        row = self._cursor_row()
         if row.lane < 0:
-            self._say("Move to a lane's row first (up/down).")
+            self._say(
+                "Move to a lane's row first (up/down)." if self.rows else "This trace has no lanes."
+            )
         return row.lane
 
     def _reshaped(self, lane: int) -> None:
         """After a lane's shape or pin changed: keep the selection, or where it is hidden now,
         select what is drawn over it (the collapsed stretch, the innermost frame)."""
-        if self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
-            self.selected, self.partners = self._drawn_over(self.selected), []
+        if self._remembered >= 0 and self.lanes.level_of(self._remembered) >= 0:
+            self.selected, self._remembered = self._remembered, -1
+        elif self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
+            self._remembered = self.selected
+            self.selected = self._drawn_over(self.selected)
+        self.partners = (
+            nav.linked_forward(self.trace, self.selected)
+            + nav.linked_back(self.trace, self.selected)
+            if self.selected >= 0
+            else []
+        )
         self._relayout()
         self._mark_partner_rows()
         if self.selected >= 0:
@@ -807,12 +873,15 @@ class Timeline(ScrollView, can_focus=True):
         lane = self._cursor_lane()
         if lane < 0:
             return
+        name = self.trace.lanes[lane].name
         if lane in self.pinned:
             self.pinned = tuple(p for p in self.pinned if p != lane)
+            process = self.trace.processes[self.trace.lanes[lane].process].name
+            self._say(f"{name} unpinned: back in its place under {process}")
         else:
-            self.pinned = (*self.pinned, lane)
+            self.pinned = tuple(sorted((*self.pinned, lane)))  # in the trace's lane order
+            self._say(f"{name} pinned on top")
         self._reshaped(lane)
-        self.scroll_to_row(self.cursor)
 
     @guarded
     def action_mark_range(self) -> None:

@@ -14,7 +14,15 @@ from ..analysis.syncs import overlapping
 from ..patterns import STREAM_WAIT_NAME
 from ..timescale import format_bytes, format_duration, format_time
 from ..trace import Trace
-from .navigate import ancestors, caused_work, children, linked_back, linked_forward
+from .navigate import (
+    ancestors,
+    caused_work,
+    children,
+    flows_back,
+    flows_forward,
+    launch_of_work,
+    launched_work,
+)
 
 MAX_ARGS = 40
 MAX_LINKS = 8
@@ -29,9 +37,8 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     start, dur = int(s.start[row]), int(s.dur[row])
     kids = children(trace, row)
     out = [("name", trace.slice_name(row)), ("duration", format_duration(dur))]
-    back = linked_back(trace, row)
-    if back:
-        launch = back[0]
+    launch = launch_of_work(trace, row)
+    if launch >= 0:
         queued = start - int(s.start[launch])
         out.append(
             (
@@ -43,9 +50,9 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         op = int(op_tree(trace).up[launch])
         if op >= 0:
             out.append(("issuing op", trace.slice_name(op)))
-    forward = linked_forward(trace, row)
-    if forward:
-        out.append(("starts", _started(trace, forward, start)))
+    started = launched_work(trace, row)
+    if started:
+        out.append(("starts", _started(trace, started, start)))
     elif lane.kind == "cpu":
         work = caused_work(trace, row)
         if work:
@@ -59,6 +66,14 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
                     f"(] goes to the first): {names}{more}",
                 )
             )
+    for label, rows in (
+        ("flows to", flows_forward(trace, row)),
+        ("flows from", flows_back(trace, row)),
+    ):
+        if rows:
+            names = ", ".join(trace.slice_name(r) for r in rows[:MAX_LINKS])
+            more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
+            out.append((label, names + more))
     out += [
         ("self", format_duration(dur - int(s.dur[kids].sum()))),
         ("lane", f"{trace.processes[lane.process].name} / {lane.name}"),
@@ -119,13 +134,13 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
                 f"{format_duration(covered)} ({covered / max(end - start, 1):.0%}) of it",
             )
         )
-    launch = linked_back(trace, int(gaps.next_work[index]))
-    if launch:
-        issued = int(trace.slices.start[launch[0]]) - start
+    launch = launch_of_work(trace, int(gaps.next_work[index]))
+    if launch >= 0:
+        issued = int(trace.slices.start[launch]) - start
         out.append(
             (
                 "its launch",
-                f"{trace.slice_name(launch[0])}, "
+                f"{trace.slice_name(launch)}, "
                 f"{format_duration(abs(issued))} {'after' if issued > 0 else 'before'} "
                 "the GPU went idle",
             )

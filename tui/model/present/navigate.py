@@ -132,6 +132,28 @@ def linked_back(trace: Trace, row: int) -> list[int]:
     return sorted(set(out), key=lambda r: (int(trace.slices.start[r]), r))
 
 
+def launched_work(trace: Trace, row: int) -> list[int]:
+    """The GPU work a launch call started (not other flows), by start."""
+    work = trace.launches.dst[trace.launches.src == row]
+    return sorted({int(w) for w in work}, key=lambda r: (int(trace.slices.start[r]), r))
+
+
+def launch_of_work(trace: Trace, row: int) -> int:
+    """The launch call that started this GPU work, -1 for none."""
+    found = trace.launches.src[trace.launches.dst == row]
+    return int(found[0]) if len(found) else -1
+
+
+def flows_forward(trace: Trace, row: int) -> list[int]:
+    """Where the slice's other flows lead (autograd's forward -> backward, user flows)."""
+    return sorted({int(d) for d in trace.flows.dst[trace.flows.src == row]})
+
+
+def flows_back(trace: Trace, row: int) -> list[int]:
+    """Where the slice's other flows come from."""
+    return sorted({int(s) for s in trace.flows.src[trace.flows.dst == row]})
+
+
 def search(trace: Trace, text: str) -> npt.NDArray[np.int64]:
     """Slices whose name contains `text` (case-insensitive), by start time."""
     needle = text.casefold()

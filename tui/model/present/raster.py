@@ -104,22 +104,23 @@ def slice_at(row: RowSlices, t: int, tolerance: int = 0) -> int:
 def gap_cells(
     gaps: Gaps, lane: int, t0: int, t1: int, width: int, selected: int = -1
 ) -> I64 | None:
-    """Per cell of a row of `lane` over [t0, t1), the stream's idle gap under the cell's middle
-    (-1 for none), and the selected gap where it is a whole-device gap ended on this lane; None
-    when there is none of either."""
+    """Per cell of a GPU stream's row over [t0, t1), the idle gap under the cell's middle (-1
+    for none): the selected gap where it is this stream's, else a whole-device gap (no stream
+    busy) where there is one, else the stream's own; None when there is none."""
     lo, hi = np.searchsorted(gaps.lane[: gaps.device_from], [lane, lane + 1])
-    device = selected >= gaps.device_from and int(gaps.lane[selected]) == lane
-    if lo == hi and not device:
+    if lo == hi and gaps.device_from == len(gaps):
         return None
     middle = t0 + ((np.arange(width) + 0.5) * ((t1 - t0) / width)).astype(np.int64)
     cells = np.full(width, -1, np.int64)
-    if lo < hi:
-        mine = np.arange(lo, hi)
+    for first, last in ((lo, hi), (gaps.device_from, len(gaps))):  # the device's win
+        if first == last:
+            continue
+        mine = np.arange(first, last)
         starts, ends = gaps.start[mine], gaps.end[mine]
         k = np.searchsorted(starts, middle, side="right") - 1
         kc = np.maximum(k, 0)
-        cells = np.where((k >= 0) & (ends[kc] > middle), mine[kc], -1)
-    if device:
-        inside = (gaps.start[selected] <= middle) & (middle < gaps.end[selected])
-        cells[inside] = selected
-    return cells
+        inside = (k >= 0) & (ends[kc] > middle)
+        cells[inside] = mine[kc][inside]
+    if lo <= selected < hi:
+        cells[(gaps.start[selected] <= middle) & (middle < gaps.end[selected])] = selected
+    return cells if (cells >= 0).any() else None

@@ -7,7 +7,8 @@ A lane is drawn
   ops, runtime calls) is nested again among itself below that row. The 40 levels of frames of a
   with_stack trace become one row; the ops keep their order and their launches stay on screen;
 - collapsed: one row, the union of its slices (on a GPU stream, of its work: the annotations
-  are left out), each stretch named by its first slice.
+  are left out; on a thread with Python frames, of the rest), each stretch named by its first
+  slice.
 
 Pinned lanes are drawn above the rest, which scroll.
 """
@@ -182,8 +183,11 @@ class LaneRows:
     def _collapsed(self, lo: int, hi: int, gpu: bool) -> Shape:
         s = self.trace.slices
         local = np.arange(hi - lo)
-        if gpu and not self._annotation[lo:hi].all():
-            local = local[~self._annotation[lo:hi]]
+        # Left out where something else is there: a stream's annotations (its work is what
+        # runs), a thread's Python frames (the outermost would cover the whole row).
+        aside = self._annotation[lo:hi] if gpu else self._python[lo:hi]
+        if not aside.all():
+            local = local[~aside]
         level = np.full(hi - lo, -1, np.int16)
         ends = np.zeros(hi - lo, np.int64)
         if len(local):
@@ -230,4 +234,6 @@ def layout(trace: Trace, lanes: LaneRows, pinned: tuple[int, ...] = ()) -> list[
         if body or not process.lanes:
             out.append(Row(process.index, -1, 0))
             out += body
+    if not trace.processes:  # counters alone
+        out += [Row(-1, -1, 0, i) for i in range(len(series))]
     return out
