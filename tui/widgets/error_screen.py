@@ -40,7 +40,9 @@ class ErrorScreen(ModalScreen[None]):
         text = Text("Something went wrong, and the view may be incomplete.\n\n", style="bold")
         text.append(shown(self.message) + "\n\n")
         text.append("escape: back to the trace   q: quit\n\n", style="bold")
-        text.append(shown(self.details, 20_000), style="dim")
+        # Line by line: the traceback's own line breaks stay breaks, not `\x0a`.
+        lines = self.details[:20_000].splitlines()
+        text.append("\n".join(shown(line) for line in lines), style="dim")
         with VerticalScroll():
             yield Static(text)
 

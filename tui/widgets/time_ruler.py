@@ -36,24 +36,34 @@ class TimeRuler(Widget):
         line = [" "] * width
         head = f" {format_duration(t1 - t0)} shown"[: self.left]
         line[: len(head)] = head
+        bar = self._range_bar(cells)
+        taken = range(0) if bar is None else range(bar[0] - 1, bar[0] + len(bar[1]) + 1)
         for col, label in ticks(t0, t1, cells):
             x = self.left + col
             tick = "|" + label
-            if x + len(tick) <= width and all(c == " " for c in line[x : x + len(tick)]):
+            clear = all(c == " " for c in line[x : x + len(tick)])
+            # A label the range would cut is left out, not overwritten.
+            if x + len(tick) <= width and clear and not _overlaps(x, len(tick), taken):
                 line[x : x + len(tick)] = tick
-        text = Text("".join(line))
-        if self.marked is not None:
-            self._draw_range(text, cells)
-        return text
+        if bar is not None:
+            start, text = bar
+            line[start : start + len(text)] = text
+        out = Text("".join(line))
+        if bar is not None:
+            out.stylize("bold yellow", bar[0], bar[0] + len(bar[1]))
+        return out
 
-    def _draw_range(self, text: Text, cells: int) -> None:
-        """The range as `├── 1.2 ms ──┤` over its columns (clipped to the view)."""
+    def _range_bar(self, cells: int) -> tuple[int, str] | None:
+        """The range as (column, `├── 1.2 ms ──┤`) over its cells, clipped to the view; its
+        length goes beside it when the range is too narrow to hold it."""
+        if self.marked is None:
+            return None
         t0, t1 = self.window
-        a, b = self.marked or (0, 0)
+        a, b = self.marked
         x0 = max(int((a - t0) * cells // (t1 - t0)), 0)
         x1 = min(int((b - t0) * cells // (t1 - t0)), cells - 1)
-        if x1 < 0 or x0 > cells - 1:
-            return
+        if x1 < 0 or x0 > cells - 1 or b < t0 or a > t1:
+            return None
         span = x1 - x0 + 1
         label = f" {format_duration(b - a)} "
         bar = ("├" if a >= t0 else "─") + "─" * max(span - 2, 0) + ("┤" if b <= t1 else "─")
@@ -61,7 +71,13 @@ class TimeRuler(Widget):
         if len(label) + 2 <= span:
             middle = (span - len(label)) // 2
             bar = bar[:middle] + label + bar[middle + len(label) :]
-        start = self.left + x0
-        plain = text.plain
-        text.plain = plain[:start] + bar + plain[start + len(bar) :]
-        text.stylize("bold yellow", start, start + len(bar))
+        elif x0 + span + len(label) <= cells:
+            bar += label
+        elif x0 >= len(label):
+            x0 -= len(label)
+            bar = label + bar
+        return self.left + x0, bar
+
+
+def _overlaps(x: int, length: int, taken: range) -> bool:
+    return x < taken.stop and taken.start < x + length

@@ -151,6 +151,7 @@ class Timeline(ScrollView, can_focus=True):
         self.pinned: tuple[int, ...] = tuple(
             lane.index for lane in trace.lanes if lane.kind == "gpu" and lane.slice_count
         )
+        self.grouped: tuple[int, ...] = ()  # default pins that did not fit, drawn as one row
         self._pins_fitted = False  # the default pins are fitted to the first height seen
         self.rows: list[Row] = []
         self.pinned_rows = 0
@@ -177,8 +178,14 @@ class Timeline(ScrollView, can_focus=True):
         self.cursor = self._first_row()
 
     def _first_row(self) -> int:
-        """Where the cursor starts: the first lane under the pinned ones (the CPU thread
-        launching the GPU work, on Kineto's traces), else the first lane."""
+        """Where the cursor starts: the thread launching the most GPU work, else the first
+        lane under the pinned ones, else the first lane."""
+        src = self.trace.launches.src
+        if len(src):
+            los = np.asarray([lane.lo for lane in self.trace.lanes])
+            launcher = int(np.bincount(np.searchsorted(los, src, side="right") - 1).argmax())
+            if (launcher, 0) in self._row_of:
+                return self._row_of[(launcher, 0)]
         lanes = [i for i, r in enumerate(self.rows) if r.lane >= 0]
         return next((i for i in lanes if not self.rows[i].pinned), lanes[0] if lanes else 0)
 
@@ -218,7 +225,8 @@ class Timeline(ScrollView, can_focus=True):
         return index if 0 <= index < len(self.rows) else -1
 
     def _relayout(self) -> None:
-        self.rows = layout(self.trace, self.lanes, self.pinned)
+        self.grouped = tuple(g for g in self.grouped if g not in self.pinned)
+        self.rows = layout(self.trace, self.lanes, self.pinned, self.grouped)
         self.pinned_rows = sum(1 for r in self.rows if r.pinned)
         self._row_of = {(r.lane, r.level): i for i, r in enumerate(self.rows) if r.lane >= 0}
         self.virtual_size = Size(0, len(self.rows))
@@ -227,16 +235,18 @@ class Timeline(ScrollView, can_focus=True):
 
     def _fit_pins(self) -> None:
         """Keep the default pins to a share of the rows: fold pinned streams into one row
-        each, then unpin the last ones, until they fit. Done once; the user decides after."""
+        each, then draw the last ones together in one row, until they fit. Done once; the user
+        decides after."""
         budget = max(1, min(int(self.view_height * PINNED_SHARE), self.view_height - 1))
         if self.pinned_rows > budget:
             for lane in self.pinned:
                 if self.lanes.count(lane) > 1:
                     self.lanes.modes[lane] = COLLAPSED
         pins = list(self.pinned)
-        while len(pins) > 1 and sum(self.lanes.count(p) for p in pins) > budget:
-            pins.pop()
-        self.pinned = tuple(pins)
+        rest: list[int] = []
+        while len(pins) > 1 and sum(self.lanes.count(p) for p in pins) + bool(rest) > budget:
+            rest.insert(0, pins.pop())
+        self.pinned, self.grouped = tuple(pins), tuple(rest)
         self._relayout()
 
     def _invalidate(self) -> None:
@@ -254,6 +264,8 @@ class Timeline(ScrollView, can_focus=True):
             self._pins_fitted = True
             self._fit_pins()
             self.cursor = self._first_row()
+            if self.cursor >= self.view_height - 2:  # scrolled to: its lane on the top rows
+                self.scroll_to(y=self.cursor - self.fixed_rows, animate=False, force=True)
         self._invalidate()
         self._window_changed()
 
@@ -322,10 +334,27 @@ class Timeline(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("timeline--counter")
             segments.append(Segment(spark, style))
             return Strip(segments, width)
+        t0, t1 = self.window
+        if row.group:
+            cells = rasterise(self.lanes.group(row.group), t0, t1, self.cells_width)
+            palette = self._palette_now or self._palette()
+            segments += paint_cells(
+                cells,
+                self.kinds,
+                self.trace.slices.name,
+                self.labels,
+                palette,
+                self.selected,
+                self._match_mask,
+                None,
+                -1,
+                self.partners,
+                self.gaps.device_from,
+            )
+            return Strip(segments, width)
         if row.lane < 0:
             segments.append(Segment(" " * self.cells_width, base))
             return Strip(segments, width)
-        t0, t1 = self.window
         cells = rasterise(self.lanes.get(row.lane, row.level), t0, t1, self.cells_width)
         gaps = (
             gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
@@ -350,6 +379,8 @@ class Timeline(ScrollView, can_focus=True):
     def _label(self, row: Row, sticky: bool) -> str:
         if row.counter >= 0:
             return f"   {printable(self.counters[row.counter].name)}"
+        if row.group:
+            return f" + {len(row.group)} streams"
         if row.lane < 0:
             return printable(self.trace.processes[row.process].name)
         lane = self.trace.lanes[row.lane]

@@ -14,7 +14,13 @@ class TraceSummary(Static):
     """A header line for a loaded trace (plain text: nothing from the file is markup)."""
 
     def __init__(self, trace: Trace) -> None:
-        super().__init__(Text("\n".join(printable(line) for line in describe(trace).splitlines())))
+        # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
+        text = Text(
+            "\n".join(printable(line) for line in describe(trace).splitlines()),
+            no_wrap=True,
+            overflow="ellipsis",
+        )
+        super().__init__(text)
 
 
 def describe(trace: Trace) -> str:

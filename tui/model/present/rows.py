@@ -42,6 +42,7 @@ class Row:
     level: int  # the row inside the lane as it is drawn
     counter: int = -1  # into counter_series(trace)
     pinned: bool = False
+    group: tuple[int, ...] = ()  # lanes drawn together in this one row (streams left unpinned)
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class LaneRows:
         )
         self._shapes: dict[tuple[int, str], Shape] = {}
         self._rows: dict[tuple[int, str, int], RowSlices] = {}
+        self._groups: dict[tuple[int, ...], RowSlices] = {}
         self.modes: dict[int, str] = {
             lane.index: self.default_mode(lane.index) for lane in trace.lanes
         }
@@ -123,6 +125,30 @@ class LaneRows:
         found = self._rows.get(key)
         if found is None:
             found = self._rows[key] = self._build(lane_index, mode, level)
+        return found
+
+    def group(self, lanes: tuple[int, ...]) -> RowSlices:
+        """One row of the work of several lanes together: the union of their collapsed rows,
+        each stretch named by its first slice."""
+        found = self._groups.get(lanes)
+        if found is None:
+            parts = [self._build(lane, COLLAPSED, 0) for lane in lanes]
+            rows = np.concatenate([p.rows for p in parts]) if parts else np.zeros(0, np.int64)
+            start = np.concatenate([p.start for p in parts]) if parts else rows
+            end = np.concatenate([p.end for p in parts]) if parts else rows
+            order = np.lexsort((-end, start))
+            rows, start, end = rows[order], start[order], end[order]
+            keep = np.ones(len(rows), bool)
+            if len(rows):
+                reach = np.maximum.accumulate(end)
+                keep[1:] = start[1:] >= reach[:-1]
+                heads = np.flatnonzero(keep)
+                end = np.maximum.reduceat(end, heads) if len(heads) else end
+                rows, start = rows[heads], start[heads]
+            busy_before = np.concatenate(([0], np.cumsum(end - start)))[:-1].astype(np.int64)
+            found = self._groups[lanes] = RowSlices(
+                rows, start, end, busy_before, start[end == start]
+            )
         return found
 
     def shape(self, lane_index: int, mode: str) -> Shape:
@@ -208,14 +234,18 @@ def is_bookkeeping(trace: Trace, lane_index: int) -> bool:
     return any(BOOKKEEPING_NAME.search(str(name)) for name in (lane.name, process.pid))
 
 
-def layout(trace: Trace, lanes: LaneRows, pinned: tuple[int, ...] = ()) -> list[Row]:
-    """Display rows: the pinned lanes first, then each process's header, its other lanes and
-    its counters."""
+def layout(
+    trace: Trace, lanes: LaneRows, pinned: tuple[int, ...] = (), grouped: tuple[int, ...] = ()
+) -> list[Row]:
+    """Display rows: the pinned lanes first (then one pinned row of the `grouped` lanes' work
+    together), then each process's header, its other lanes and its counters."""
     out = [
         Row(trace.lanes[lane].process, lane, level, pinned=True)
         for lane in pinned
         for level in range(lanes.count(lane))
     ]
+    if grouped:
+        out.append(Row(-1, -1, 0, pinned=True, group=grouped))
     first = trace.processes[0].index if trace.processes else -1
     series = counter_series(trace)
     for process in trace.processes:
