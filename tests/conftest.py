@@ -85,13 +85,23 @@ def shared() -> Path:
     return SHARED
 
 
+# Set in the processes pytest-xdist starts: the tests are spread over them (Pilot tests spend
+# most of their time waiting for frames, so more workers than cores still pays).
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     from tests import tools
 
-    if any(item.nodeid.endswith("test_tool_passes[mypy]") for item in session.items):
-        tools.start("mypy")  # on the other core, while the rest runs (tests/tools.py)
+    # Alone, mypy is started at once, on the other core (tests/tools.py); among workers, each
+    # collects every test, so it starts in the one that runs it.
+    mypy = any(item.nodeid.endswith("test_tool_passes[mypy]") for item in session.items)
+    if mypy and _WORKER is None:
+        tools.start("mypy")
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    # The very last hook: hypothesis may still write its caches at the end of the session.
-    shutil.rmtree(_SCRATCH, ignore_errors=True)
+    # The very last hook: hypothesis may still write its caches at the end of the session. The
+    # workers share the folder with the main process, which removes it once they are done.
+    if _WORKER is None:
+        shutil.rmtree(_SCRATCH, ignore_errors=True)

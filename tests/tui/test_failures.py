@@ -22,6 +22,8 @@ async def test_a_failing_key_shows_the_error_and_escape_goes_back(monkeypatch):
         await pilot.press("right", "enter")
         assert isinstance(app.screen, ErrorScreen)
         assert "a bug in first_inside()" in app.screen.message
+        shown = str(app.screen.query_one("Static").render())
+        assert "Traceback (most recent call last):\n" in shown and "\\x0a" not in shown
         await pilot.press("escape")
         timeline = app.query_one(Timeline)
         assert app.screen is not None and not isinstance(app.screen, ErrorScreen)

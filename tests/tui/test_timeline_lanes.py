@@ -14,6 +14,7 @@ import pytest
 from tests.conftest import DATA
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded, notes
+from tui.model.present.details import slice_details
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
@@ -257,3 +258,187 @@ async def test_the_ruler_follows_the_cells_when_the_scrollbar_comes(tmp_path):
         await pilot.press("e")  # 50 rows now: a scrollbar
         await pilot.pause()
         assert t.draw_width < t.size.width and ruler.cells == t.cells_width
+
+
+def _events(path, events):
+    path.write_text(json.dumps({"traceEvents": events}))
+    return path
+
+
+def _streams(tmp_path, n: int):
+    """One CPU thread launching a kernel on each of `n` streams."""
+    events = []
+    for i in range(n):
+        events += [
+            {
+                "ph": "X",
+                "cat": "cuda_runtime",
+                "name": "cudaLaunchKernel",
+                "pid": 1,
+                "tid": 1,
+                "ts": 10 * i,
+                "dur": 2,
+                "args": {"correlation": i + 1},
+            },
+            {
+                "ph": "X",
+                "cat": "kernel",
+                "name": f"k{i}",
+                "pid": 0,
+                "tid": 100 + i,
+                "ts": 10 * i + 3,
+                "dur": 4,
+                "args": {"correlation": i + 1},
+            },
+        ]
+    return _events(tmp_path / "streams.json", events)
+
+
+async def test_streams_that_do_not_fit_are_drawn_together_in_one_pinned_row(tmp_path):
+    async with loaded(_streams(tmp_path, 12), (80, 24)) as (pilot, app):
+        t = app.query_one(Timeline)
+        pinned = [r for r in t.rows if r.pinned]
+        assert len(pinned) <= t.view_height // 2
+        group = pinned[-1]
+        assert group.group and len(pinned) - 1 + len(group.group) == 12
+        line = t.render_line(len(pinned) - 1).text
+        assert line.startswith(f" + {len(group.group)} streams")
+        assert line[t.gutter_width :].strip()  # their kernels are drawn there
+        # The launching thread is on screen too, with the cursor on it.
+        assert t.trace.lanes[t.rows[t.cursor].lane].name == "thread 1"
+        assert t.cursor in [t.row_at(y) for y in range(t.view_height)]
+        await pilot.press("k")  # up from the thread: over the group row to the last pinned one
+        assert t.rows[t.cursor].lane >= 0 and t.rows[t.cursor].pinned
+
+
+async def test_a_trace_without_slices_answers_every_key(tmp_path):
+    path = _events(
+        tmp_path / "empty.json", [{"ph": "C", "name": "c", "pid": 1, "ts": 0, "args": {"v": 1}}]
+    )
+    async with loaded(path, (80, 24)) as (pilot, app):
+        keys = ("h", "e", "c", "p", "right", "left", "enter", "backspace", "J", "g", "R", "0")
+        for key in keys:
+            app.clear_notifications()
+            await pilot.press(key)
+            assert len(notes(app)) == 1, key  # each says why it did nothing; none raised
+
+
+async def test_counters_without_a_process_still_get_rows(tmp_path):
+    path = _events(
+        tmp_path / "c.json",
+        [{"ph": "C", "name": "load", "ts": t, "args": {"v": t}} for t in range(5)],
+    )
+    async with loaded(path, (80, 24)) as (_, app):
+        t = app.query_one(Timeline)
+        assert [r.counter for r in t.rows] == [0]
+
+
+async def test_right_bracket_prefers_the_kernels_over_an_autograd_flow(tmp_path):
+    events = [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "aten::convolution",
+            "pid": 1,
+            "tid": 1,
+            "ts": 0,
+            "dur": 20,
+        },
+        {
+            "ph": "X",
+            "cat": "cuda_runtime",
+            "name": "cudaLaunchKernel",
+            "pid": 1,
+            "tid": 1,
+            "ts": 5,
+            "dur": 5,
+            "args": {"correlation": 9},
+        },
+        {
+            "ph": "X",
+            "cat": "kernel",
+            "name": "conv_kernel",
+            "pid": 0,
+            "tid": 7,
+            "ts": 12,
+            "dur": 10,
+            "args": {"correlation": 9},
+        },
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "ConvolutionBackward0",
+            "pid": 1,
+            "tid": 2,
+            "ts": 50,
+            "dur": 20,
+        },
+        {
+            "ph": "s",
+            "cat": "fwdbwd",
+            "name": "fwdbwd",
+            "id": 3,
+            "pid": 1,
+            "tid": 1,
+            "ts": 0,
+            "bp": "e",
+        },
+        {
+            "ph": "f",
+            "cat": "fwdbwd",
+            "name": "fwdbwd",
+            "id": 3,
+            "pid": 1,
+            "tid": 2,
+            "ts": 50,
+            "bp": "e",
+        },
+    ]
+    async with loaded(_events(tmp_path / "fb.json", events), (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        conv = next(r for r in range(len(t.trace.slices)) if name_of(t, r) == "aten::convolution")
+        t.select(conv)
+        details = dict(slice_details(t.trace, conv))
+        assert "starts" not in details and details["flows to"] == "ConvolutionBackward0"
+        assert details["GPU work"].startswith("1 launched under it, 10 us in all")
+        await pilot.press("right_square_bracket")
+        assert name(t) == "conv_kernel"
+        backward = next(
+            r for r in range(len(t.trace.slices)) if name_of(t, r) == "ConvolutionBackward0"
+        )
+        assert "launched by" not in dict(slice_details(t.trace, backward))
+        t.select(conv)
+        await pilot.press("right_square_bracket", "left_square_bracket")
+        assert name(t) == "cudaLaunchKernel"
+
+
+def name_of(t, row):
+    return t.trace.slice_name(row)
+
+
+async def test_collapsing_and_expanding_gives_the_selection_back(ui):
+    pilot, t = ui
+    await pilot.press("right", "enter")
+    assert name(t) == "cudaLaunchKernel"
+    await pilot.press("c")
+    assert name(t) == "aten::mm"
+    await pilot.press("c")
+    assert name(t) == "cudaLaunchKernel" and t.rows[t.cursor].level == 1
+
+
+async def test_enter_on_a_collapsed_lane_without_children_leaves_it_collapsed(ui):
+    pilot, t = ui
+    await pilot.press("right", "right", "right", "c")  # cudaGraphLaunch: nothing under it
+    assert name(t) == "cudaGraphLaunch"
+    await pilot.press("enter")
+    assert t.lanes.mode(0) == "collapsed" and notes(t.app)[-1] == "This slice has nothing under it."
+
+
+async def test_the_range_leaves_out_ruler_labels_it_would_cut(ui):
+    pilot, t = ui
+    t.set_marked((19_000, 21_000))  # narrow: across the "|20 us" label
+    await pilot.pause()
+    ruler = str(t.app.query_one(TimeRuler).render())
+    assert "20 us" not in ruler.replace(" 2 us", "")  # the cut label is gone...
+    assert "├" in ruler and "2 us" in ruler  # ...and the range and its length are there
+    assert "|40 us" in ruler
