@@ -40,6 +40,6 @@ def describe(trace: Trace) -> str:
     line = " · ".join(parts)
     skipped = sum(trace.skipped.values())
     if skipped:
-        reasons = ", ".join(f"{n} {r}" for r, n in trace.skipped.most_common(3))
-        line += f"\nskipped {skipped:,} events ({reasons})"
+        reasons = ", ".join(f"{n:,} {r}" for r, n in trace.skipped.most_common(3))
+        line += f"\nskipped {skipped:,} event{'s' if skipped != 1 else ''} ({reasons})"
     return line

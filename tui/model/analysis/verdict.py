@@ -347,6 +347,7 @@ def _reason(label: str, e: Evidence) -> str:
     idle = ""
     if e.idle_ns:
         named = [("DataLoader", e.dataloader_idle_ns), ("syncs", e.sync_idle_ns), *e.covers]
+        named.sort(key=lambda pair: -pair[1])  # the largest share first
         parts = [f"{n} {e.idle_share(ns):.0%}" for n, ns in named if e.idle_share(ns) >= 0.01]
         if parts:
             idle = f"; while the GPU is idle ({_ms(e.idle_ns)}) the CPU is in: " + ", ".join(parts)
