@@ -67,7 +67,7 @@ async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
     async with loaded(cut) as (_, app):
         lines = str(app.query_one(TraceSummary).render()).splitlines()
         assert lines[0].endswith("TRUNCATED")
-        assert lines[1] == "skipped 1 events (1 incomplete last event)"
+        assert lines[1] == "skipped 1 event (1 incomplete last event)"
 
 
 async def test_a_cached_gzip_trace_is_reopened_by_the_loader_not_on_the_first_lookup(
