@@ -52,7 +52,7 @@ async def test_a_row_that_cannot_be_drawn_says_so(monkeypatch):
         def broken(*args, **kwargs):
             raise ValueError("bad cells")
 
-        monkeypatch.setattr("tui.widgets.timeline.paint_cells", broken)
+        monkeypatch.setattr("tui.widgets.lane_canvas.paint_cells", broken)
         timeline.action_zoom(0.5)
         assert "cannot draw this row: ValueError: bad cells" in timeline.render_line(0).text
         assert timeline.render_line(2).text.startswith("process 7")  # under the pinned streams
