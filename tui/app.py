@@ -200,7 +200,10 @@ class TraceApp(App[None]):
         self.call_after_refresh(lambda: pane.query_one("#stats").focus())
 
     async def action_pane(self, action: str) -> None:
-        for pane in self.query(StatsPane):
+        panes = self.query(StatsPane)
+        if not panes:
+            self.notify("These keys work in the stats pane: t opens it.", timeout=3)
+        for pane in panes:
             await pane.run_action(action)
 
     @guarded
@@ -238,12 +241,10 @@ class TraceApp(App[None]):
         timeline = self.query_one(Timeline)
         found = timeline.set_search(message.value)
         k, n = timeline.match_position()
-        self.notify(
+        timeline.say(
             f"match {k:,} of {n:,} for {printable(message.value)!r} (n, N: next, previous)"
             if found
-            else f"no slice name contains {printable(message.value)!r}",
-            markup=False,
-            timeout=4,
+            else f"no slice name contains {printable(message.value)!r}"
         )
         self.action_close_search()
 

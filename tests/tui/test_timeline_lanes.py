@@ -442,3 +442,90 @@ async def test_the_range_leaves_out_ruler_labels_it_would_cut(ui):
     assert "20 us" not in ruler.replace(" 2 us", "")  # the cut label is gone...
     assert "├" in ruler and "2 us" in ruler  # ...and the range and its length are there
     assert "|40 us" in ruler
+
+
+def _styles(t, y):
+    return [(seg.text, seg.style) for seg in t.render_line(y) if seg.text.strip()]
+
+
+async def test_bars_are_coloured_and_the_selection_reversed(ui):
+    pilot, t = ui
+    kernel = next(style for text, style in _styles(t, 0) if "gemm" in text)
+    assert kernel.bgcolor is not None and kernel.bgcolor.name == "#2e8b57"  # seagreen: a kernel
+    await pilot.press("right")  # aten::mm
+    row = t.row_at(t.cursor) if t.cursor < t.fixed_rows else t.cursor
+    selected = [style for text, style in _styles(t, row) if "aten::mm" in text]
+    assert selected and selected[0].reverse
+
+
+async def test_a_selected_slice_narrower_than_a_cell_is_still_marked(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (80, 24)) as (pilot, app):
+        t = app.query_one(Timeline)
+        launch = next(r for r in range(len(t.trace.slices)) if name_of(t, r) == "cudaLaunchKernel")
+        t.select(launch)  # 4 us in a 359 us view of 63 cells: under a cell
+        await pilot.pause()
+        y = next(y for y in range(t.view_height) if t.row_at(y) == t.cursor)
+        assert any(style.reverse for _, style in _styles(t, y))
+
+
+async def test_idle_gaps_stay_off_cpu_rows_with_nccl_named_ops(tmp_path):
+    events = [
+        {
+            "ph": "X",
+            "cat": "cpu_op",
+            "name": "nccl:all_reduce",
+            "pid": 1,
+            "tid": 1,
+            "ts": 0,
+            "dur": 50,
+        },
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 5},
+        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 40, "dur": 5},
+    ]
+    async with loaded(_events(tmp_path / "n.json", events), (100, 30)) as (_, app):
+        t = app.query_one(Timeline)
+        cpu = next(
+            i for i, r in enumerate(t.rows) if r.lane >= 0 and t.trace.lanes[r.lane].kind == "cpu"
+        )
+        assert "─" not in t.render_line(cpu).text[t.gutter_width :]
+        assert "─" in t.render_line(0).text[t.gutter_width :]  # the stream's idle, pinned
+
+
+async def test_r_says_one_thing_at_a_time(ui):
+    pilot, t = ui
+    await pilot.press("right", "r")
+    assert len(notes(t.app)) == 1 and notes(t.app)[0].startswith("Range from +0 ns")
+    await pilot.press("right", "r")
+    assert notes(t.app) == ["Range 60 us: +0 ns to +60 us"]
+
+
+async def test_a_collapsed_lane_opens_to_the_shape_it_had(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        lane = t.rows[t.cursor].lane
+        await pilot.press("e", "c")  # every frame shown, then collapsed
+        assert t.lanes.mode(lane) == "collapsed"
+        await pilot.press("right", "enter")  # opening it by going in
+        assert t.lanes.mode(lane) == "full"
+
+
+async def test_stats_keys_without_the_pane_say_how_to_open_it(ui):
+    pilot, t = ui
+    await pilot.press("x")
+    assert notes(t.app)[-1] == "These keys work in the stats pane: t opens it."
+
+
+async def test_the_title_stays_on_one_line_at_80_columns(tmp_path):
+    events = json.loads((DATA / "gpu_streams.json").read_text())
+    events["deviceProperties"] = [
+        {"id": i, "name": "NVIDIA H100 80GB HBM3 PCIe Gen5"} for i in range(8)
+    ]
+    path = tmp_path / "named.json"
+    path.write_text(json.dumps(events))
+    async with loaded(path, (80, 24)) as (_, app):
+        from tui.widgets.trace_summary import TraceSummary
+
+        summary = app.query_one(TraceSummary)
+        assert summary.size.height == 1 and str(summary.render()).count("\n") == 0

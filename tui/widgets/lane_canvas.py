@@ -23,7 +23,7 @@ from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
 from tui.model.analysis.memory import counter_series
 from tui.model.present import navigate as nav
 from tui.model.present.kinds import KINDS, slice_kinds
-from tui.model.present.raster import gap_cells, rasterise, sparkline
+from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
 from tui.model.present.rows import COLLAPSED, FULL, LaneRows, Row, layout
 from tui.model.text import printable, shown
 from tui.model.trace import Trace
@@ -53,29 +53,29 @@ class LaneCanvas(ScrollView, can_focus=True):
         *(f"timeline--{kind}" for kind in KINDS),
     }
     DEFAULT_CSS = """
-    Timeline { background: $surface; scrollbar-size-vertical: 1; }
-    Timeline > .timeline--gutter { color: $text-muted; }
-    Timeline > .timeline--pinned { color: $text; background: $boost; }
-    Timeline > .timeline--process { color: $text; text-style: bold; }
-    Timeline > .timeline--cursor { background: $accent; color: $text; text-style: bold; }
-    Timeline > .timeline--selected { text-style: reverse bold; }
-    Timeline > .timeline--partner { color: yellow; text-style: bold underline; }
-    Timeline > .timeline--match { text-style: underline bold; }
-    Timeline > .timeline--gap { color: $text-muted; }
-    Timeline > .timeline--gap-device { color: red; }
-    Timeline > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
-    Timeline > .timeline--counter { color: darkcyan; }
-    Timeline > .timeline--other { background: dimgray; color: white; }
-    Timeline > .timeline--cpu_op { background: royalblue; color: white; }
-    Timeline > .timeline--annotation { background: mediumpurple; color: white; }
-    Timeline > .timeline--python { background: darkgray; color: black; }
-    Timeline > .timeline--runtime { background: darkorange; color: black; }
-    Timeline > .timeline--kernel { background: seagreen; color: white; }
-    Timeline > .timeline--memcpy { background: goldenrod; color: black; }
-    Timeline > .timeline--memset { background: darkkhaki; color: black; }
-    Timeline > .timeline--comm { background: mediumvioletred; color: white; }
-    Timeline > .timeline--gpu_annotation { background: rebeccapurple; color: white; }
-    Timeline > .timeline--sync { background: indianred; color: black; }
+    LaneCanvas { background: $surface; scrollbar-size-vertical: 1; }
+    LaneCanvas > .timeline--gutter { color: $text-muted; }
+    LaneCanvas > .timeline--pinned { color: $text; background: $boost; }
+    LaneCanvas > .timeline--process { color: $text; text-style: bold; }
+    LaneCanvas > .timeline--cursor { background: $accent; color: $text; text-style: bold; }
+    LaneCanvas > .timeline--selected { text-style: reverse bold; }
+    LaneCanvas > .timeline--partner { color: yellow; text-style: bold underline; }
+    LaneCanvas > .timeline--match { text-style: underline bold; }
+    LaneCanvas > .timeline--gap { color: $text-muted; }
+    LaneCanvas > .timeline--gap-device { color: red; }
+    LaneCanvas > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
+    LaneCanvas > .timeline--counter { color: darkcyan; }
+    LaneCanvas > .timeline--other { background: dimgray; color: white; }
+    LaneCanvas > .timeline--cpu_op { background: royalblue; color: white; }
+    LaneCanvas > .timeline--annotation { background: mediumpurple; color: white; }
+    LaneCanvas > .timeline--python { background: darkgray; color: black; }
+    LaneCanvas > .timeline--runtime { background: darkorange; color: black; }
+    LaneCanvas > .timeline--kernel { background: seagreen; color: white; }
+    LaneCanvas > .timeline--memcpy { background: goldenrod; color: black; }
+    LaneCanvas > .timeline--memset { background: darkkhaki; color: black; }
+    LaneCanvas > .timeline--comm { background: mediumvioletred; color: white; }
+    LaneCanvas > .timeline--gpu_annotation { background: rebeccapurple; color: white; }
+    LaneCanvas > .timeline--sync { background: indianred; color: black; }
     """
 
     class SelectionChanged(Message, namespace="timeline"):
@@ -131,6 +131,9 @@ class LaneCanvas(ScrollView, can_focus=True):
         self.cursor = 0  # display row
         self._cpu_row: tuple[int, int] | None = None  # (lane, level) `h` goes back to
         self._remembered = -1  # a selection hidden by a lane's shape, restored when drawn
+        self._before_collapse: dict[int, str] = {}  # lane: its shape before `c`
+        self._saying: str | None = None  # what the key being handled will say
+        self.searched = ""  # the last search's text
         self.matches = np.zeros(0, np.int64)
         self._match_mask: npt.NDArray[np.bool_] | None = None
         self._strips: OrderedDict[tuple[int, int, int, bool, bool, int], Strip] = OrderedDict()
@@ -319,6 +322,10 @@ class LaneCanvas(ScrollView, can_focus=True):
             segments.append(Segment(" " * self.cells_width, base))
             return Strip(segments, width)
         cells = rasterise(self.lanes.get(row.lane, row.level), t0, t1, self.cells_width)
+        if self._row_holds(row, self.selected):
+            s = self.trace.slices
+            start, end = int(s.start[self.selected]), int(s.end[self.selected])
+            cells = keep_visible(cells, self.selected, start, end, t0, t1)
         gaps = (
             gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
             if row.level == self._gap_row(row.lane)
@@ -349,7 +356,7 @@ class LaneCanvas(ScrollView, can_focus=True):
         lane = self.trace.lanes[row.lane]
         name = printable(lane.name)
         if row.pinned and len({self.trace.lanes[p].process for p in self.pinned}) > 1:
-            name = f"{printable(self.trace.processes[lane.process].name)} {name}"
+            name = f"{name} ({printable(self.trace.processes[lane.process].name)})"
         if row.level > 0:
             return f" ↳ {name}" if sticky else ""
         mode = self.lanes.mode(row.lane)
@@ -375,6 +382,8 @@ class LaneCanvas(ScrollView, can_focus=True):
         """The one row of a lane that idle gaps are drawn on: the one holding the most GPU
         work (-1 when none does: a CPU lane)."""
         found = self._gap_level.get(lane)
+        if found is None and self.trace.lanes[lane].kind != "gpu":
+            found = self._gap_level[lane] = -1  # CPU ops named like NCCL are no stream
         if found is None:
             counts = [
                 int(np.isin(self.kinds[self.lanes.get(lane, level).rows], self._work_kinds).sum())

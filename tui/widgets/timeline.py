@@ -18,6 +18,7 @@ from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
 from tui.model.present.rows import COLLAPSED, FOLDED, FULL, Row
+from tui.model.text import printable
 from tui.model.timescale import format_bytes, format_duration, format_time
 from tui.widgets.error_screen import guarded
 from tui.widgets.lane_canvas import LaneCanvas
@@ -65,6 +66,7 @@ class Timeline(LaneCanvas):
 
     def set_window(self, window: tuple[int, int]) -> None:
         if window != self.window:
+            self._hush()
             self.window = window
             self._invalidate()
             self._window_changed()
@@ -117,6 +119,7 @@ class Timeline(LaneCanvas):
         self._after_selection()
 
     def _after_selection(self) -> None:
+        self._hush()
         # Only the rows holding the old and new selection (or cursor) change: the strip cache
         # is keyed on those, so everything else is a cache hit.
         self.refresh()
@@ -153,6 +156,7 @@ class Timeline(LaneCanvas):
     def set_search(self, text: str) -> int:
         """Highlight slices whose name contains `text`; select the first match from the view's
         start. Returns the number of matches."""
+        self.searched = text
         self.set_matches(nav.search(self.trace, text))
         first = nav.first_match_from(self.trace, self.matches, self.window[0])
         if first >= 0:
@@ -196,11 +200,24 @@ class Timeline(LaneCanvas):
             self.select(longest)
             self.action_fit_selection()
 
-    def _say(self, text: str) -> None:
-        """One line about a key that had nothing to do, or what it did; it replaces the one
-        before, so that pressing a key again does not pile them up."""
+    def say(self, text: str) -> None:
+        """One line about a key that had nothing to do, or what it did. Shown once the key is
+        handled, in place of what was shown before: the last thing said wins, and pressing a
+        key again does not pile messages up."""
+        if self._saying is None:
+            self.call_after_refresh(self._said)
+        self._saying = text
+
+    def _said(self) -> None:
+        text, self._saying = self._saying, None
         self.app.clear_notifications()
-        self.notify(text, timeout=3, markup=False)
+        if text is not None:
+            self.notify(text, timeout=3, markup=False)
+
+    def _hush(self) -> None:
+        """A key did something: what an earlier one said no longer applies."""
+        if self._saying is None:
+            self.app.clear_notifications()
 
     # --- actions --------------------------------------------------------------------------
 
@@ -214,28 +231,28 @@ class Timeline(LaneCanvas):
                 center = mid
         window = nav.zoom(self.window, factor, center, self.trace.span_ns)
         if window == self.window:
-            self._say("Zoomed in as far as it goes." if factor < 1 else "The whole trace is shown.")
+            self.say("Zoomed in as far as it goes." if factor < 1 else "The whole trace is shown.")
         self.set_window(window)
 
     @guarded
     def action_pan(self, fraction: float) -> None:
         window = nav.pan(self.window, fraction, self.trace.span_ns)
         if window == self.window:
-            self._say("At the end of the trace." if fraction > 0 else "At the start of the trace.")
+            self.say("At the end of the trace." if fraction > 0 else "At the start of the trace.")
         self.set_window(window)
 
     @guarded
     def action_fit_home(self) -> None:
         window = nav.home_window(self.trace)
         if window == self.window:
-            self._say("Already showing the steps (or the bulk of the trace); ) for all of it.")
+            self.say("Already showing the steps (or the bulk of the trace); ) for all of it.")
         self.set_window(window)
 
     @guarded
     def action_fit_all(self) -> None:
         window = (0, max(self.trace.span_ns, 1))
         if window == self.window:
-            self._say("Already showing the whole file.")
+            self.say("Already showing the whole file.")
         self.set_window(window)
 
     @guarded
@@ -248,7 +265,7 @@ class Timeline(LaneCanvas):
         elif self.selected_gap >= 0:
             self.select_gap(self.selected_gap)
         else:
-            self._say("Nothing selected to fit: select a slice or a gap first.")
+            self.say("Nothing selected to fit: select a slice or a gap first.")
 
     def _go_to_row(self, target: int) -> None:
         """Move the cursor to a display row, selecting the slice nearest in time there."""
@@ -267,13 +284,13 @@ class Timeline(LaneCanvas):
         self._partner_rows = set()
         self._after_selection()
         if row.counter < 0:
-            self._say("Nothing on this row in view (left/right find its slices).")
+            self.say("Nothing on this row in view (left/right find its slices).")
 
     @guarded
     def action_move_row(self, delta: int) -> None:
         target = nav.row_move(self.rows, self.cursor, delta)
         if target is None:
-            self._say("No more rows " + ("below." if delta > 0 else "above."))
+            self.say("No more rows " + ("below." if delta > 0 else "above."))
             return
         self._go_to_row(target)
 
@@ -281,7 +298,7 @@ class Timeline(LaneCanvas):
     def action_move_lane(self, delta: int) -> None:
         target = nav.lane_move(self.rows, self.cursor, delta)
         if target is None:
-            self._say("No more lanes " + ("below." if delta > 0 else "above."))
+            self.say("No more lanes " + ("below." if delta > 0 else "above."))
             return
         self._go_to_row(target)
 
@@ -298,7 +315,7 @@ class Timeline(LaneCanvas):
             elif self._cpu_row is not None and self._cpu_row in self._row_of:
                 self._go_to_row(self._row_of[self._cpu_row])
             else:
-                self._say("No CPU row to go back to: select a kernel with a launch.")
+                self.say("No CPU row to go back to: select a kernel with a launch.")
             return
         if row.lane >= 0:
             self._cpu_row = (row.lane, row.level)
@@ -315,7 +332,7 @@ class Timeline(LaneCanvas):
             None,
         )
         if gpu is None:
-            self._say("This trace has no GPU lane.")
+            self.say("This trace has no GPU lane.")
         else:
             self._go_to_row(gpu)
 
@@ -323,28 +340,27 @@ class Timeline(LaneCanvas):
     def action_sibling(self, delta: int) -> None:
         row = self._cursor_row()
         if row.lane < 0:
-            self._say("Move to a lane's row first (up/down).")
+            self.say("Move to a lane's row first (up/down).")
             return
         found = nav.sibling(self.lanes.get(row.lane, row.level), self.selected, delta, self.window)
         if found >= 0:
             self.select(found)
         else:
-            self._say(
+            self.say(
                 "No more slices on this row " + ("to the right." if delta > 0 else "to the left.")
             )
 
     @guarded
     def action_child(self) -> None:
         if self.selected < 0:
-            self._say("Select a slice first (left/right, or click).")
+            self.say("Select a slice first (left/right, or click).")
             return
         lane = self.trace.lane_of(self.selected).index
         if self.lanes.mode(lane) == COLLAPSED:
             if not len(nav.children(self.trace, self.selected)):
-                self._say("This slice has nothing under it.")
+                self.say("This slice has nothing under it.")
                 return
-            default = self.lanes.default_mode(lane)
-            self.lanes.modes[lane] = FULL if default == COLLAPSED else default
+            self.lanes.modes[lane] = self._expanded_mode(lane)
             self._relayout()
             if self.lanes.level_of(self.selected) < 0:
                 self.lanes.modes[lane] = FULL
@@ -359,12 +375,12 @@ class Timeline(LaneCanvas):
         if found >= 0:
             self.select(found)
         else:
-            self._say("This slice has nothing under it.")
+            self.say("This slice has nothing under it.")
 
     @guarded
     def action_parent(self) -> None:
         if self.selected < 0:
-            self._say("Select a slice first (left/right, or click).")
+            self.say("Select a slice first (left/right, or click).")
             return
         lane = self.trace.lane_of(self.selected).index
         level = self.lanes.level_of(self.selected)
@@ -378,12 +394,12 @@ class Timeline(LaneCanvas):
         if found >= 0:
             self.select(found)
         else:
-            self._say("This slice is at the top of its lane.")
+            self.say("This slice is at the top of its lane.")
 
     @guarded
     def action_follow(self, forward: bool) -> None:
         if self.selected < 0:
-            self._say("Select a launch, a kernel or an op first.")
+            self.say("Select a launch, a kernel or an op first.")
             return
         if forward:
             linked = nav.launched_work(self.trace, self.selected) or (
@@ -398,7 +414,7 @@ class Timeline(LaneCanvas):
         if linked:
             self.select(linked[0])
         else:
-            self._say(
+            self.say(
                 "No flow from this slice, and nothing under it launched GPU work."
                 if forward
                 else "No flow leads to this slice."
@@ -408,16 +424,20 @@ class Timeline(LaneCanvas):
     def action_match(self, delta: int) -> None:
         found = nav.next_match(self.trace, self.matches, self.selected, delta, self.window[0])
         if found < 0:
-            self._say("No search yet: press / to search slice names.")
+            self.say(
+                f"No slice name contains {printable(self.searched)!r}: / to search again."
+                if self.searched
+                else "No search yet: press / to search slice names."
+            )
             return
         self._show_match(found)
         k, n = self.match_position()
-        self._say(f"match {k:,} of {n:,}: {self.trace.slice_name(found)}")
+        self.say(f"match {k:,} of {n:,}: {self.trace.slice_name(found)}")
 
     @guarded
     def action_next_gap(self) -> None:
         if not len(self.gap_order):
-            self._say("No idle gaps: this trace has no GPU work, or it never idles.")
+            self.say("No idle gaps: this trace has no GPU work, or it never idles.")
             return
         self._gap_step = (self._gap_step + 1) % len(self.gap_order)
         self.select_gap(int(self.gap_order[self._gap_step]))
@@ -427,7 +447,7 @@ class Timeline(LaneCanvas):
         """Select the op running when allocated memory peaked (GPU first), and show it."""
         found = peaks(self.trace)
         if not found:
-            self._say("This trace has no memory records (profile with profile_memory=True).")
+            self.say("This trace has no memory records (profile with profile_memory=True).")
             return
         peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
         if peak.op >= 0:
@@ -444,7 +464,7 @@ class Timeline(LaneCanvas):
             self.set_window(
                 nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
             )
-        self._say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
+        self.say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
 
     def _cursor_row(self) -> Row:
         """The row under the cursor (a blank header row when the trace has no rows at all)."""
@@ -453,7 +473,7 @@ class Timeline(LaneCanvas):
     def _cursor_lane(self) -> int:
         row = self._cursor_row()
         if row.lane < 0:
-            self._say(
+            self.say(
                 "Move to a lane's row first (up/down)." if self.rows else "This trace has no lanes."
             )
         return row.lane
@@ -498,11 +518,16 @@ class Timeline(LaneCanvas):
         if lane < 0:
             return
         if self.lanes.mode(lane) == COLLAPSED:
-            default = self.lanes.default_mode(lane)
-            self.lanes.modes[lane] = FULL if default == COLLAPSED else default
+            self.lanes.modes[lane] = self._expanded_mode(lane)
         else:
+            self._before_collapse[lane] = self.lanes.mode(lane)
             self.lanes.modes[lane] = COLLAPSED
         self._reshaped(lane)
+
+    def _expanded_mode(self, lane: int) -> str:
+        """The shape a collapsed lane opens to: the one it had, else its default."""
+        mode = self._before_collapse.pop(lane, self.lanes.default_mode(lane))
+        return FULL if mode == COLLAPSED else mode
 
     @guarded
     def action_toggle_python(self) -> None:
@@ -510,11 +535,11 @@ class Timeline(LaneCanvas):
         if lane < 0:
             return
         if not self.lanes.has_python(lane):
-            self._say("This lane has no Python frames (record with with_stack=True).")
+            self.say("This lane has no Python frames (record with with_stack=True).")
             return
         self.lanes.modes[lane] = FULL if self.lanes.mode(lane) == FOLDED else FOLDED
         self._reshaped(lane)
-        self._say(
+        self.say(
             "Python frames shown in full"
             if self.lanes.mode(lane) == FULL
             else "Python frames folded into one row"
@@ -529,10 +554,10 @@ class Timeline(LaneCanvas):
         if lane in self.pinned:
             self.pinned = tuple(p for p in self.pinned if p != lane)
             process = self.trace.processes[self.trace.lanes[lane].process].name
-            self._say(f"{name} unpinned: back in its place under {process}")
+            self.say(f"{name} unpinned: back in its place under {process}")
         else:
             self.pinned = tuple(sorted((*self.pinned, lane)))  # in the trace's lane order
-            self._say(f"{name} pinned on top")
+            self.say(f"{name} pinned on top")
         self._reshaped(lane)
 
     @guarded
@@ -549,7 +574,10 @@ class Timeline(LaneCanvas):
         if self._mark_from is None:
             self._mark_from = here
             self.set_marked(here if here[1] > here[0] else None)
-            self._say("Range started here: select another slice (or move) and press r again.")
+            self.say(
+                f"Range from +{format_time(here[0])}: select another slice (or move) and press r "
+                "again."
+            )
             return
         lo, hi = min(self._mark_from[0], here[0]), max(self._mark_from[1], here[1])
         self._mark_from = None
@@ -559,7 +587,7 @@ class Timeline(LaneCanvas):
     def action_clear_range(self) -> None:
         self._mark_from = None
         if self.marked is None:
-            self._say("No range marked: r marks one (or drag with the mouse).")
+            self.say("No range marked: r marks one (or drag with the mouse).")
         self.set_marked(None)
 
     def set_marked(self, marked: tuple[int, int] | None) -> None:
@@ -567,7 +595,7 @@ class Timeline(LaneCanvas):
         self._window_changed()
         if marked is not None:
             a, b = marked
-            self._say(f"Range {format_duration(b - a)}: +{format_time(a)} to +{format_time(b)}")
+            self.say(f"Range {format_duration(b - a)}: +{format_time(a)} to +{format_time(b)}")
 
     # --- mouse ----------------------------------------------------------------------------
 

@@ -13,6 +13,10 @@ from tui.model.trace import Trace
 class TraceSummary(Static):
     """A header line for a loaded trace (plain text: nothing from the file is markup)."""
 
+    DEFAULT_CSS = """
+    TraceSummary { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
     def __init__(self, trace: Trace) -> None:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
         text = Text(

@@ -83,6 +83,24 @@ def rasterise(row: RowSlices, t0: int, t1: int, width: int) -> Cells:
     return Cells(np.where(under, row.rows[kc], -1), busy, np.maximum(count, 0), near)
 
 
+def keep_visible(cells: Cells, row: int, start: int, end: int, t0: int, t1: int) -> Cells:
+    """Cells where slice `row` (over [start, end)) shows in every cell it touches: one drawn
+    as a bar stays so; in a crowded cell, or under a longer slice's bar, it becomes the cell's
+    slice to colour (so the selection is marked even when narrower than a cell)."""
+    width = len(cells.slice)
+    x0 = max(int((start - t0) * width // max(t1 - t0, 1)), 0)
+    x1 = min(int((max(end - 1, start) - t0) * width // max(t1 - t0, 1)), width - 1)
+    if x1 < x0:
+        return cells
+    span = slice(x0, x1 + 1)
+    other = cells.slice[span] != row
+    slice_of, near, count = cells.slice.copy(), cells.near.copy(), cells.count.copy()
+    slice_of[span][other] = -1
+    near[span][other] = row
+    count[span][other] = np.maximum(count[span][other], 1)
+    return Cells(slice_of, cells.busy, count, near)
+
+
 def slice_at(row: RowSlices, t: int, tolerance: int = 0) -> int:
     """The slice under time `t` on this row, or the nearest within `tolerance` ns, or -1."""
     if len(row.rows) == 0:
