@@ -60,6 +60,15 @@ async def test_h_goes_from_an_op_to_its_kernel_and_back_to_the_launch(ui):
     assert lane_name(t) == "stream 7"
 
 
+async def test_h_without_a_selection_lands_on_the_kernels_not_the_annotations(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("h")
+        assert lane_name(t) == "stream 7" and t.rows[t.cursor].level == 1
+        assert name(t).startswith("gemm_")
+
+
 async def test_right_bracket_on_an_op_goes_to_the_first_kernel_it_caused(ui):
     pilot, t = ui
     await pilot.press("right_square_bracket")

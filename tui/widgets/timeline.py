@@ -323,18 +323,14 @@ class Timeline(LaneCanvas):
         if work:
             self.select(work[0])
             return
-        gpu = next(
-            (
-                i
-                for i, r in enumerate(self.rows)
-                if r.lane >= 0 and self.trace.lanes[r.lane].kind == "gpu"
-            ),
-            None,
-        )
+        gpu = next((r.lane for r in self.rows if r.lane >= 0 and self._is_gpu(r.lane)), None)
         if gpu is None:
             self.say("This trace has no GPU lane.")
-        else:
-            self._go_to_row(gpu)
+        else:  # its row of work, not of annotations
+            self._go_to_row(self._row_of[(gpu, max(self._gap_row(gpu), 0))])
+
+    def _is_gpu(self, lane: int) -> bool:
+        return self.trace.lanes[lane].kind == "gpu"
 
     @guarded
     def action_sibling(self, delta: int) -> None:
