@@ -50,8 +50,7 @@ async def test_a_deep_python_stack_still_shows_gpu_and_launches_first(deep, size
         assert t.rows[0].pinned and t.trace.lanes[t.rows[0].lane].name == "stream 7"
         # The cursor starts on the launching thread, under the pinned streams.
         assert t.trace.lanes[t.rows[t.cursor].lane].name == "thread 1 (python3)"
-        if size == (80, 24):
-            check("deep_stack_80x24", screen_text(app))
+        check(f"deep_stack_{size[0]}x{size[1]}", screen_text(app))
 
 
 async def test_python_frames_fold_into_one_row_and_e_shows_them_all(deep):
@@ -94,3 +93,5 @@ async def test_real_with_stack_traces_show_both_halves_first(shared, name, size)
     async with loaded(SHARED / name, size) as (_, app):
         t = app.query_one(Timeline)
         assert gpu_and_launches_on_screen(t) == (True, True), screen_text(app)
+        if name.startswith("tracelens/h100"):
+            check(f"h100_bert_small_{size[0]}x{size[1]}", screen_text(app))
