@@ -121,7 +121,17 @@ def _summary_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # The reader went away (`trace-tui info FILE | head`): end quietly, as `cat` does. Point
+        # stdout at nothing so that the interpreter's own flush at exit cannot fail again.
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        return 0
+
+
+def _main(args: list[str]) -> int:
     if args and args[0] == "info":
         return _info(args[1:])
     if args and args[0] == "summary":

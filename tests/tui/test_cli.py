@@ -125,3 +125,21 @@ def test_the_bundled_default_sample_exists_and_loads():
     assert default_sample().is_file()
     done = run("info", str(default_sample()))
     assert done.returncode == 0, done.stderr
+
+
+def test_a_closed_pipe_ends_quietly_with_status_0():
+    """`trace-tui info FILE | head`: when the reader has gone, writing raises BrokenPipeError;
+    the command ends with status 0 and nothing on stderr, as `cat` does. (Raised by hand in a
+    child process: whether a real pipe raises it depends on timing and buffering.)"""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tui.cli as cli\n"
+        "def gone(args):\n"
+        "    raise BrokenPipeError(32, 'Broken pipe')\n"
+        "cli._main = gone\n"
+        "sys.exit(cli.main(['info', 'x']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stderr) == (0, "")
