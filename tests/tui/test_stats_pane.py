@@ -116,3 +116,42 @@ async def test_highlighted_row_marks_its_slices_and_enter_jumps_to_the_longest(p
     await pilot.press("enter")
     assert timeline.trace.slice_name(timeline.selected) == "cudaLaunchKernel"
     assert int(timeline.trace.slices.dur[timeline.selected]) == 3_000  # the longer one
+
+
+async def test_a_sort_goes_to_the_top_and_home_end_move_there(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    await pilot.press("end")
+    assert table.cursor_row == table.row_count - 1
+    await pilot.press("7")  # Self CUDA: the cursor and the scroll go back to the top row
+    assert table.cursor_row == 0 and table.scroll_offset.y == 0
+    assert table.row_at_cursor().name == names(table)[0] == "outer"
+    await pilot.press("down", "down", "home")
+    assert table.cursor_row == 0
+
+
+async def test_the_name_column_stays_while_scrolling_right(pane):
+    _, app = pane
+    assert app.query_one(StatsTable).fixed_columns == 1
+
+
+async def test_escape_closes_the_pane_and_slash_focuses_its_filter(pane):
+    pilot, app = pane
+    await pilot.press("slash")
+    assert app.focused is app.query_one("#filter")
+    await pilot.press(*"oute")
+    assert names(app.query_one(StatsTable)) == ["outer"]
+    await pilot.press("escape")
+    assert not app.query(StatsPane) and app.focused is app.query_one(Timeline)
+
+
+@pytest.mark.parametrize("start", range(5))
+async def test_v_cycles_the_scopes_forever(pane, start):
+    pilot, app = pane
+    pane_widget = app.query_one(StatsPane)
+    await pilot.press(*["v"] * start)
+    seen = []
+    for _ in range(10):
+        await pilot.press("v")
+        seen.append(pane_widget.scope_name)
+    assert set(seen) >= {"trace", "view"}  # round and round, no error (loaded() checks)

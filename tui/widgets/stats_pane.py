@@ -41,6 +41,8 @@ class StatsPane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
         Binding("v", "next_scope", "Stats scope"),
+        Binding("slash", "filter", "Filter the table", show=False),
+        Binding("escape", "app.toggle_stats", "Close the pane", show=False),
     ]
 
     class RowChosen(Message):
@@ -92,6 +94,9 @@ class StatsPane(Vertical):
         picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
+
+    def action_filter(self) -> None:
+        self.query_one("#filter", Input).focus()
 
     @guarded
     def action_toggle_kernels(self) -> None:

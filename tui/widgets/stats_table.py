@@ -17,15 +17,20 @@ from tui.model.text import printable
 
 class StatsTable(DataTable[Text]):
     """Rows sorted on raw values by the spec's sort keys (the same keys as `summary --sort`);
-    the cursor stays on its row across re-sorts and filters."""
+    a sort goes to the top, a filter or a new scope keeps the cursor on its row."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(str(n), f"sort_by({n - 1})", f"Sort by column {n}", show=False)
-        for n in range(1, 10)
+        *(
+            Binding(str(n), f"sort_by({n - 1})", f"Sort by column {n}", show=False)
+            for n in range(1, 10)
+        ),
+        Binding("home", "first_row", "First row", show=False),
+        Binding("end", "last_row", "Last row", show=False),
     ]
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, id=id)
+        # The Name column stays in view while the others scroll right.
+        super().__init__(cursor_type="row", zebra_stripes=True, fixed_columns=1, id=id)
         self.report: ScopeReport | None = None
         self.name_cell: Callable[[str], str] = str
         self.table_name = ""
@@ -66,6 +71,14 @@ class StatsTable(DataTable[Text]):
             self.descending = columns[column].numeric  # times and counts: largest first
         self.sort_key, self.sort_column = key, column
         self._fill()
+        self.action_first_row()  # the new top rows are what a sort is pressed for
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0, animate=False)
+        self.scroll_home(animate=False)
+
+    def action_last_row(self) -> None:
+        self.move_cursor(row=max(self.row_count - 1, 0), animate=False)
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()
