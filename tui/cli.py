@@ -16,10 +16,10 @@ import orjson
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
 from tui.model.errors import TraceError
-from tui.model.ingest import list_traces, load_trace
+from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.footprint import available_memory, estimate_memory
-from tui.model.ingest.source import check_start, max_stream_bytes
+from tui.model.ingest.source import check_start, max_stream_bytes, no_traces_reason, scan_folder
 from tui.model.present.info import report, summary
 from tui.model.present.report import as_json, as_text
 from tui.model.present.tables import KERNELS, OPS, scope_report
@@ -271,9 +271,12 @@ def _enough_memory(path: str, opts: argparse.Namespace, ask: bool) -> bool:
 def _list(path: str) -> int:
     if not Path(path).is_dir():
         return _fail(f"{path}: --list needs a folder", 2)
-    traces = list_traces(path)
+    traces, others = scan_folder(path)
     if not traces:
-        return _fail(f"{path}: folder holds no *.pt.trace.json[.gz] or *.json[.gz] files")
+        return _fail(f"{path}: {no_traces_reason(others)}")
     for i, trace in enumerate(traces):
         print(printable(str(trace)) + ("  (newest, opened by default)" if i == 0 else ""))
+    if others:
+        names = ", ".join(printable(p.name) for p in others)
+        print(f"{PROG}: skipped {len(others)} that are not traces: {names}", file=sys.stderr)
     return 0

@@ -143,3 +143,37 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_a_folder_lists_every_trace_and_skips_other_json_saying_so(tmp_path):
+    """Traces under any of the names tools give them; a config file and an execution trace
+    beside them are not opened as "newest"."""
+    trace = (DATA / "nested_cpu.json").read_bytes()
+    names = ["rank0.json.gz", "rank1.json", "plain.gz", "w.1.pt.trace.json.gz"]
+    for i, name in enumerate(names):
+        body = gzip.compress(trace) if name.endswith(".gz") else trace
+        (tmp_path / name).write_bytes(body)
+        os.utime(tmp_path / name, (1_000 + i, 1_000 + i))
+    (tmp_path / "config.json").write_text('{"lr": 0.1}')
+    (tmp_path / "et.json.gz").write_bytes(gzip.compress(b'{"schema": "1.0.1", "nodes": []}'))
+    os.utime(tmp_path / "config.json", (5_000, 5_000))  # the newest file is not a trace
+    listing = run("--list", str(tmp_path))
+    assert listing.returncode == 0
+    listed = [line.split()[0].rsplit("/", 1)[-1] for line in listing.stdout.splitlines()]
+    assert listed == names[::-1]  # newest first
+    assert (
+        listing.stderr.strip()
+        == "trace-tui: skipped 2 that are not traces: config.json, et.json.gz"
+    )
+    done = run("info", str(tmp_path))
+    assert done.returncode == 0 and "w.1.pt.trace.json.gz" in done.stdout
+
+
+def test_a_folder_without_traces_says_what_it_holds(tmp_path):
+    (tmp_path / "config.json").write_text('{"lr": 0.1}')
+    done = run("info", str(tmp_path))
+    assert done.returncode == 1
+    assert (
+        "folder holds no trace (1 JSON or gzip files that are not traces: config.json)"
+        in done.stderr
+    )

@@ -16,8 +16,12 @@ from ..errors import TraceError
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
-# What tensorboard_trace_handler writes, then any JSON a user dropped into the folder.
-_FOLDER_PATTERNS = (("*.pt.trace.json", "*.pt.trace.json.gz"), ("*.json", "*.json.gz"))
+# The files of a folder that may be traces (tensorboard_trace_handler writes *.pt.trace.json
+# and, with use_gzip, *.pt.trace.json.gz; other tools and users name them freely).
+_FOLDER_SUFFIXES = (".json", ".json.gz", ".gz")
+# How much of a file's start is read to tell a trace from other JSON: Kineto writes its device
+# properties, and TraceLens a top-level metadata object, before the events.
+_SNIFF_BYTES = 1 << 20
 _READ_BLOCK = 1 << 20
 DEFAULT_MAX_STREAM_BYTES = 64 << 30
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
@@ -57,13 +61,37 @@ class Source:
 
 
 def list_traces(folder: str | os.PathLike[str]) -> list[Path]:
-    """The trace files in a folder, newest first (the profiler's own names win over other JSON)."""
-    root = Path(folder)
-    for patterns in _FOLDER_PATTERNS:
-        found = {p for pattern in patterns for p in root.glob(pattern) if p.is_file()}
-        if found:
-            return sorted(found, key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    return []
+    """The trace files in a folder, newest first."""
+    return scan_folder(folder)[0]
+
+
+def scan_folder(folder: str | os.PathLike[str]) -> tuple[list[Path], list[Path]]:
+    """(traces newest first, the other .json/.json.gz/.gz files by name) of a folder."""
+    candidates = [
+        p for p in Path(folder).iterdir() if p.name.endswith(_FOLDER_SUFFIXES) and p.is_file()
+    ]
+    traces: list[Path] = []
+    others: list[Path] = []
+    for p in candidates:
+        (traces if looks_like_trace(p) else others).append(p)
+    traces.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
+    return traces, sorted(others)
+
+
+def looks_like_trace(path: Path) -> bool:
+    """Whether a file's start (decompressed when gzip) is Chrome trace JSON: an object whose
+    `traceEvents` key appears early, or an array of events with a `ph`."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_SNIFF_BYTES)
+        if head.startswith(GZIP_MAGIC):
+            head = zlib.decompressobj(_GZIP_WBITS).decompress(head, _SNIFF_BYTES)
+    except (OSError, zlib.error):
+        return False
+    start = (head[3:] if head.startswith(UTF8_BOM) else head).lstrip(b" \t\r\n")
+    if start.startswith(b"{"):
+        return b'"traceEvents"' in start
+    return start.startswith(b"[") and b'"ph"' in start
 
 
 def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
@@ -78,11 +106,18 @@ def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
     except OSError as e:
         raise TraceError(str(path), f"cannot read: {e.strerror or e}") from None
     if stat.S_ISDIR(st.st_mode):
-        traces = list_traces(p)
+        traces, others = scan_folder(p)
         if not traces:
-            raise TraceError(str(path), "folder holds no *.pt.trace.json[.gz] or *.json[.gz] files")
+            raise TraceError(str(path), no_traces_reason(others))
         return traces[0], str(p)
     return p, None
+
+
+def no_traces_reason(others: list[Path]) -> str:
+    if not others:
+        return "folder holds no .json, .json.gz or .gz files"
+    names = ", ".join(p.name for p in others[:3]) + (" ..." if len(others) > 3 else "")
+    return f"folder holds no trace ({len(others)} JSON or gzip files that are not traces: {names})"
 
 
 def check_start(path: str | os.PathLike[str]) -> None:
