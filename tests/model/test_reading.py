@@ -164,7 +164,7 @@ def test_bad_input_gives_one_clear_error(tmp_path, content, message):
 def test_missing_paths_and_empty_folders(tmp_path):
     with pytest.raises(TraceError, match="no such file"):
         load_trace(tmp_path / "nope.json")
-    with pytest.raises(TraceError, match="folder holds no .json, .json.gz or .gz files"):
+    with pytest.raises(TraceError, match=r"folder holds no \.json, \.json\.gz or \.gz files"):
         load_trace(tmp_path)
 
 
