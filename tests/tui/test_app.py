@@ -86,3 +86,15 @@ async def test_a_cached_gzip_trace_is_reopened_by_the_loader_not_on_the_first_lo
         await pilot.press("right", "enter")  # a slice with args
         details = str(app.query_one(SliceDetails).render())
         assert "External id" in details or "correlation" in details
+
+
+def test_the_header_names_the_gpus_the_trace_uses_not_the_whole_node(tmp_path):
+    import json
+
+    from tui.widgets.trace_summary import describe
+
+    events = json.loads((DATA / "gpu_streams.json").read_text())
+    events["deviceProperties"] = [{"id": i, "name": "NVIDIA B200"} for i in range(8)]
+    path = tmp_path / "rank.json"
+    path.write_text(json.dumps(events))
+    assert describe(load_trace(path)).endswith("NVIDIA B200 (of 8 in the node)")

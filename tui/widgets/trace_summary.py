@@ -34,9 +34,15 @@ def describe(trace: Trace) -> str:
         format_duration(trace.span_ns),
         f"{len(trace.slices):,} slices",
     ]
-    gpus = [str(d.get("name")) for d in trace.devices if d.get("name")]
-    if gpus:
-        parts.append(", ".join(sorted(set(gpus))) + (f" x{len(gpus)}" if len(gpus) > 1 else ""))
+    gpus = [d for d in trace.devices if d.get("name")]
+    # Kineto lists every GPU of the node; a rank's trace uses one of them.
+    used = {trace.lanes[i].pid for p in trace.processes if p.is_device for i in p.lanes}
+    shown = [d for d in gpus if d.get("id") in used] or gpus
+    if shown:
+        names = ", ".join(sorted({str(d["name"]) for d in shown}))
+        count = f" x{len(shown)}" if len(shown) > 1 else ""
+        node = f" (of {len(gpus)} in the node)" if len(shown) < len(gpus) else ""
+        parts.append(names + count + node)
     if trace.format.truncated:
         parts.append("TRUNCATED")
     if trace.format.chosen_from:
