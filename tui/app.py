@@ -197,7 +197,11 @@ class TraceApp(App[None]):
         timeline = self.query_one(Timeline)
         pane = StatsPane(self.trace, timeline.window, timeline.selected, timeline.marked)
         self.mount(pane, after=self.query_one("#details"))
-        self.call_after_refresh(lambda: pane.query_one("#stats").focus())
+        self.call_after_refresh(self._focus_table, pane)
+
+    def _focus_table(self, pane: StatsPane) -> None:
+        for table in pane.query("#stats"):  # none when `t` closed the pane again at once
+            table.focus()
 
     async def action_pane(self, action: str) -> None:
         panes = self.query(StatsPane)

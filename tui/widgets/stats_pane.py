@@ -108,7 +108,10 @@ class StatsPane(Vertical):
         self._scope_to(SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)])
 
     def rebuild(self) -> None:
-        table = self.query_one(StatsTable)
+        tables = self.query(StatsTable)
+        if not tables:  # the pane is closing (`t` again) while a message still reaches it
+            return
+        table = tables.first()
         report = scope_report(self.trace, self.scope, self.kernels)
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))

@@ -1,0 +1,143 @@
+"""A key fuzzer: random sequences over every binding of every screen and pane, typing into the
+inputs and resizing between 80x24 and 250x60, on hand-made and real traces.
+
+A sequence passes when no error screen appeared; every few sequences, and at the end, the app
+must still answer (the timeline is there and takes keys once overlays are closed); the trace
+file must be untouched. The sequences come
+from a seeded generator, so a failure names its seed and keys and replays exactly; each one
+found is kept in REGRESSIONS. `TRACE_TUI_FUZZ=N` runs N sequences per trace instead of the
+few CI runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+
+import pytest
+from textual import events
+
+from tests.conftest import DATA, SHARED
+from tests.deep_stack import write_deep_stack
+from tests.tui.helpers import loaded
+from tui.app import TraceApp
+from tui.widgets.help_screen import HelpScreen
+from tui.widgets.stats_pane import StatsPane
+from tui.widgets.stats_table import StatsTable
+from tui.widgets.timeline import Timeline
+
+SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "16"))
+LENGTH = 8
+CHECK_EVERY = 8  # sequences between checks that the app still answers (they take keys too)
+SIZES = [(80, 24), (120, 40), (250, 60)]
+QUITTING = {"q", "ctrl+c"}
+# Keys a user reaches for that no binding lists: focus, paging, the help and typing.
+EXTRA = ["tab", "shift+tab", "pageup", "pagedown", "home", "end", "escape", "enter", "a", "z"]
+# Key sequences the fuzzer once found failing, replayed on every trace.
+REGRESSIONS: list[list[str]] = [
+    # The pane closed while the timeline's window message was still on its way to it, and
+    # before the table it was to focus existed.
+    ["t", "t"],
+    ["t", "pagedown", "s", "v", "resize:2", "J", "c", "slash", "S", "t", "e", "p", "enter"],
+]
+
+
+def _keys() -> list[str]:
+    bindings = [
+        *Timeline.BINDINGS,
+        *StatsPane.BINDINGS,
+        *StatsTable.BINDINGS,
+        *TraceApp.BINDINGS,
+        *HelpScreen.BINDINGS,
+    ]
+    keys = {k.strip() for b in bindings for k in b.key.split(",")}  # type: ignore[union-attr]
+    return sorted((keys - QUITTING) | set(EXTRA))
+
+
+KEYS = _keys()
+
+
+def _sequence(rng: random.Random) -> list[str]:
+    out: list[str] = []
+    for _ in range(LENGTH):
+        pick = rng.random()
+        if pick < 0.08:
+            out.append(f"resize:{rng.randrange(len(SIZES))}")
+        elif pick < 0.14:  # a search: open, type, submit
+            out += ["slash", *rng.choice(["aten", "kernel", "zz", "Step", "g"]), "enter"]
+        else:
+            out.append(rng.choice(KEYS))
+    return out
+
+
+def _digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# The character a key types, for the inputs (letters and digits type themselves).
+CHARS = {
+    "slash": "/",
+    "question_mark": "?",
+    "full_stop": ".",
+    "comma": ",",
+    "left_square_bracket": "[",
+    "right_square_bracket": "]",
+    "right_parenthesis": ")",
+}
+
+
+async def _play(pilot, keys: list[str]) -> None:
+    """The keys as a fast typist sends them: one burst, then the app catches up (Pilot's
+    `press` waits for the app to go idle after every key, 40 ms or more each)."""
+    for key in keys:
+        if key.startswith("resize:"):
+            await pilot.pause()
+            await pilot.resize_terminal(*SIZES[int(key.split(":")[1])])
+            continue
+        char = CHARS.get(key, key if len(key) == 1 else None)
+        event = events.Key(key, char)
+        event.set_sender(pilot.app)
+        pilot.app._driver.send_message(event)
+    await pilot.pause()
+
+
+async def _still_answers(pilot, app) -> None:
+    """Close what a sequence opened (help, search, the pane), then the timeline takes keys."""
+    while isinstance(app.screen, HelpScreen):
+        await pilot.press("escape")
+    app.action_close_search()
+    for pane in app.query(StatsPane):
+        await pane.remove()
+    timeline = app.query_one(Timeline)
+    timeline.focus()
+    await pilot.press("w", "right_parenthesis")
+    assert timeline.window == (0, max(timeline.trace.span_ns, 1)), f"focus: {app.focused}"
+
+
+def _traces(tmp_path):
+    out = [DATA / "gpu_streams.json", DATA / "memory_sync.json", DATA / "with_stack.json"]
+    out.append(write_deep_stack(tmp_path / "deep_stack.json"))
+    real = ["tracelens/h100_bert_small.json.gz", "hta/a100_nccl_2rank_rank0.json.gz"]
+    out += [SHARED / name for name in real if (SHARED / name).exists()]
+    return out
+
+
+@pytest.mark.parametrize("which", range(6))
+async def test_random_key_sequences_never_break_the_app(tmp_path, which):
+    traces = _traces(tmp_path)
+    if which >= len(traces):
+        pytest.skip(f"../shared/traces is not here: trace {which} of the fuzzer's is missing")
+    path = traces[which]
+    digest = _digest(path)
+    rng = random.Random(which)
+    async with loaded(path, (120, 40)) as (pilot, app):
+        for n, keys in enumerate([*REGRESSIONS, *(_sequence(rng) for _ in range(SEQUENCES))]):
+            await _play(pilot, keys)
+            assert not app.shown_errors, (
+                f"{path.name}: sequence {n} (seed {which}) {keys}: {app.shown_errors}"
+            )
+            if n % CHECK_EVERY == CHECK_EVERY - 1:
+                await _still_answers(pilot, app)
+        await _still_answers(pilot, app)
+    assert _digest(path) == digest
