@@ -228,3 +228,17 @@ def test_sync_bound_when_a_sync_covers_the_idle_time():
     assert e.idle_ns == 82 * US  # [0, 2), [10, 80), [90, 100)
     assert e.sync_idle_ns == 65 * US  # the sync [5, 75) over the idle [10, 80)
     assert summary.verdict.label == "sync-bound"
+
+
+def test_a_window_where_no_op_runs_has_a_verdict():
+    """Found by the key fuzzer: a marked range over GPU work alone (no CPU op in it) failed
+    while naming what the CPU does during the GPU's idle time."""
+    from tui.model.analysis.summary import summarize
+    from tui.model.ingest import load_trace
+
+    trace = load_trace(DATA / "gpu_streams.json")
+    summary = summarize(trace, (76 * US, 92 * US))  # graph kernels and a copy; no CPU op
+    assert summary.verdict.evidence.covers == ()
+    # Busy 10 of its 16 us (graph kernels [80, 84) and [85, 89), the copy [90, 92)): neither
+    # bound by compute nor starved by cheap launches.
+    assert summary.verdict.label == "mixed" and summary.verdict.evidence.gpu_busy == 0.625

@@ -72,6 +72,7 @@ class StatsPane(Vertical):
         yield Input(placeholder="filter names", id="filter")
         yield StatsTable(id="stats")
 
+    @guarded
     def on_mount(self) -> None:
         if self.marked is not None:  # opened to look at the range just marked
             self._scope_to("range")

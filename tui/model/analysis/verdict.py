@@ -283,6 +283,8 @@ def _covering_names(
         return ()
     lo, hi = int(idle_start[0]), int(idle_end[-1])
     ops = ops[(s.start[ops] < hi) & (s.end[ops] > lo)]
+    if len(ops) == 0:  # a window (a marked range) where no op runs while the GPU idles
+        return ()
     # Each name's slices merged (a recursive frame counts its time once), all names at once:
     # sort by name then start, and keep the running end within a name.
     name = s.name[ops].astype(np.int64)
