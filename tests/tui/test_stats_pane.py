@@ -155,3 +155,32 @@ async def test_v_cycles_the_scopes_forever(pane, start):
         await pilot.press("v")
         seen.append(pane_widget.scope_name)
     assert set(seen) >= {"trace", "view"}  # round and round, no error (loaded() checks)
+
+
+async def test_the_pane_and_summary_give_the_same_numbers(shared):
+    """One number per question: the pane's trace scope and `summary` count the same rows with
+    the same values and the same totals, on a real trace."""
+    import json
+
+    from tests.conftest import SHARED
+    from tests.tui.helpers import run
+
+    path = SHARED / "tracelens/h100_bert_small.json.gz"
+    doc = json.loads(run("summary", str(path), "--format", "json", "--top", "100000").stdout)
+    keys = ["self_cpu_ns", "cpu_total_ns", "self_cuda_ns", "cuda_total_ns", "calls"]
+    expected = {r["name"]: [r[k] for k in keys] for r in doc["rows"]}
+    async with loaded(path, (160, 45)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        rows = table.visible_rows()
+        shown = {
+            r.name: [r.self_cpu_ns, r.cpu_total_ns, r.self_cuda_ns, r.cuda_total_ns, r.calls]
+            for r in rows
+        }
+        totals = table.report.totals
+        strip = str(app.query_one("#strip").render())
+    assert shown == expected
+    assert totals.self_cpu_ns == doc["summary"]["self_cpu_total_ns"]
+    assert totals.self_cuda_ns == doc["summary"]["self_cuda_total_ns"]
+    busy = doc["summary"]["gpu_busy_ns"] / doc["summary"]["wall_ns"]
+    assert f"GPU busy: {busy:.1%}" in strip
