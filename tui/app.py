@@ -88,7 +88,8 @@ class TraceApp(App[None]):
 
     def compose(self) -> ComposeResult:
         yield LoadProgress(self.path)
-        yield Footer()
+        # Compact, without the palette hint: at 80 columns the keys that matter still fit.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.load()

@@ -184,3 +184,32 @@ async def test_the_pane_and_summary_give_the_same_numbers(shared):
     assert totals.self_cuda_ns == doc["summary"]["self_cuda_total_ns"]
     busy = doc["summary"]["gpu_busy_ns"] / doc["summary"]["wall_ns"]
     assert f"GPU busy: {busy:.1%}" in strip
+
+
+def _footer(app) -> dict[str, int]:
+    """The footer's keys that are fully on screen: description -> right edge."""
+    from textual.widgets._footer import FooterKey
+
+    width = app.size.width
+    return {
+        k.description: k.region.right
+        for k in app.query(FooterKey)
+        if k.region.width and k.region.right <= width
+    }
+
+
+async def test_at_80x24_the_pane_shows_eight_rows_and_the_footer_its_keys(shared):
+    from tests.conftest import SHARED
+
+    async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        assert {"Help", "Search", "Stats", "Quit", "GPU/CPU"} <= set(_footer(app))
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        assert table.scrollable_content_region.height - 1 >= 8  # rows under the header
+        assert {"Help", "Ops/kernels", "Stats scope", "Summary in full"} <= set(_footer(app))
+        strip = app.query_one("#strip")
+        assert strip.size.height == 3
+        await pilot.press("i")  # the summary in full: the verdict's reason and the evidence
+        assert strip.has_class("open") and strip.size.height > 3
+        await pilot.press("i")
+        assert strip.size.height == 3

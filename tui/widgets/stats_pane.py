@@ -33,14 +33,17 @@ class StatsPane(Vertical):
     """The table users know from key_averages(), rebuilt from the file, tied to the timeline."""
 
     DEFAULT_CSS = """
-    StatsPane { height: 50%; border-top: solid $primary; }
-    StatsPane > #strip { height: auto; max-height: 5; padding: 0 1; background: $boost; }
+    StatsPane { height: 50%; min-height: 15; border-top: solid $primary; }
+    StatsPane > #strip { height: auto; max-height: 3; padding: 0 1; background: $boost;
+        overflow-y: auto; }
+    StatsPane > #strip.open { max-height: 60%; }
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > StatsTable { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
         Binding("v", "next_scope", "Stats scope"),
+        Binding("i", "toggle_strip", "Summary in full"),
         Binding("slash", "filter", "Filter the table", show=False),
         Binding("escape", "app.toggle_stats", "Close the pane", show=False),
     ]
@@ -95,6 +98,10 @@ class StatsPane(Vertical):
         picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
+
+    def action_toggle_strip(self) -> None:
+        """The summary strip: three lines (the verdict first), or all of it, steps included."""
+        self.query_one("#strip").toggle_class("open")
 
     def action_filter(self) -> None:
         self.query_one("#filter", Input).focus()

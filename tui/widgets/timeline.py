@@ -31,10 +31,10 @@ class Timeline(LaneCanvas):
     """The lanes, with keys to move, select, follow flows, search and measure."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("w", "zoom(0.5)", "Zoom in"),
-        Binding("s", "zoom(2.0)", "Zoom out"),
-        Binding("a", "pan(-0.25)", "Pan left"),
-        Binding("d", "pan(0.25)", "Pan right"),
+        Binding("w", "zoom(0.5)", "Zoom in", show=False),
+        Binding("s", "zoom(2.0)", "Zoom out", show=False),
+        Binding("a", "pan(-0.25)", "Pan left", show=False),
+        Binding("d", "pan(0.25)", "Pan right", show=False),
         Binding("0", "fit_home", "Fit the steps", show=False),
         Binding("right_parenthesis", "fit_all", "Fit the whole file", show=False),
         Binding("f", "fit_selection", "Fit slice"),
@@ -42,7 +42,7 @@ class Timeline(LaneCanvas):
         Binding("down,j", "move_row(1)", "Row down", show=False),
         Binding("K", "move_lane(-1)", "Previous lane", show=False),
         Binding("J", "move_lane(1)", "Next lane", show=False),
-        Binding("h", "gpu_and_back", "GPU / CPU"),
+        Binding("h", "gpu_and_back", "GPU/CPU"),
         Binding("left,comma", "sibling(-1)", "Previous slice", show=False),
         Binding("right,full_stop", "sibling(1)", "Next slice", show=False),
         Binding("enter", "child", "First child", show=False),
