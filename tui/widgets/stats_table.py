@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -13,6 +14,11 @@ from textual.widgets.data_table import RowDoesNotExist
 
 from tui.model.present.tables import Column, Row, ScopeReport
 from tui.model.text import printable
+
+CELLS_KEPT = 8  # reports whose cells are kept
+# Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
+# (the trace keeps them), and making the cells is half the cost of filling the table.
+_CELLS: OrderedDict[int, tuple[ScopeReport, dict[str, list[Text]]]] = OrderedDict()
 
 
 class StatsTable(DataTable[Text]):
@@ -104,7 +110,6 @@ class StatsTable(DataTable[Text]):
         self.clear(columns=True)
         if self.report is None:
             return
-        totals = self.report.totals
         for i, column in enumerate(self.columns_spec):
             if self.sort_column >= 0:
                 sorted_here = i == self.sort_column
@@ -113,21 +118,36 @@ class StatsTable(DataTable[Text]):
             mark = (" ▼" if self.descending else " ▲") if sorted_here else ""
             self.add_column(Text(column.header + mark), key=str(i))
         self._shown = self.visible_rows()
+        cells = self._report_cells(self.report)
         for row in self._shown:
-            cells = [
-                Text(
-                    printable(self.name_cell(row.name) if c.key == "name" else c.text(row, totals)),
-                    justify="right" if c.numeric else "left",
-                )
-                for c in self.columns_spec
-            ]
-            self.add_row(*cells, key=row.name)
+            self.add_row(*cells[row.name], key=row.name)
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
             except RowDoesNotExist:  # filtered out
                 self.move_cursor(row=0)
         self.refresh()
+
+    def _report_cells(self, report: ScopeReport) -> dict[str, list[Text]]:
+        kept = _CELLS.get(id(report))
+        if kept is not None and kept[0] is report:
+            _CELLS.move_to_end(id(report))
+            return kept[1]
+        totals = report.totals
+        cells = {
+            row.name: [
+                Text(
+                    printable(self.name_cell(row.name) if c.key == "name" else c.text(row, totals)),
+                    justify="right" if c.numeric else "left",
+                )
+                for c in report.columns
+            ]
+            for row in report.rows
+        }
+        _CELLS[id(report)] = (report, cells)
+        while len(_CELLS) > CELLS_KEPT:
+            _CELLS.popitem(last=False)
+        return cells
 
     def row_at_cursor(self) -> Row | None:
         shown = self._shown

@@ -11,9 +11,10 @@ time total, a kernel's GPU % over the GPU time of the kernel table; it sorts as 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..analysis.kernels import KernelStat, kernel_stats
 from ..analysis.ops import OpStat, op_stats
@@ -291,14 +292,31 @@ class ScopeReport:
     sort: str
 
 
+REPORTS_KEPT = 16  # scope reports kept per trace, least recently used dropped first
+
+
 def scope_report(
     trace: Trace, scope: Scope | None = None, kernels: bool = False, sort: str | None = None
 ) -> ScopeReport:
     """The summary strip, the table's rows and the totals for a scope (default: the trace).
 
-    The summary covers the scope's window, or the profiled steps for a scope without one.
+    The summary covers the scope's window, or the profiled steps for a scope without one. The
+    last REPORTS_KEPT are kept: the pane asks again at every `x` and `v`.
     """
     scope = scope or Scope()
+    kept = cast(OrderedDict[Any, ScopeReport], trace.derive("scope_reports", OrderedDict))
+    key = (scope, kernels, sort)
+    found = kept.get(key)
+    if found is not None:
+        kept.move_to_end(key)
+        return found
+    kept[key] = report = _scope_report(trace, scope, kernels, sort)
+    while len(kept) > REPORTS_KEPT:
+        kept.popitem(last=False)
+    return report
+
+
+def _scope_report(trace: Trace, scope: Scope, kernels: bool, sort: str | None) -> ScopeReport:
     window = (scope.t0, scope.t1) if scope.t0 is not None and scope.t1 is not None else None
     table = table_for(kernels)
     ops = op_stats(trace, scope)
