@@ -124,3 +124,11 @@ def test_gap_cells_mark_the_cells_whose_middle_is_idle(gpu):
     assert gap_cells(gaps, other, 0, 100 * US, 10).tolist() == [-1, -1, -1, 3, 3, -1, 4, 4, -1, -1]
     assert gap_cells(gaps, other, 0, 30 * US, 10) is None
     assert any(r.lane == lane for r in layout(gpu, LaneRows(gpu)))
+
+
+def test_the_peak_window_shows_the_climb():
+    ts = np.asarray([0, 10, 20, 30, 40], np.int64) * US
+    values = np.asarray([0, 0, 50, 100, 100], np.float64)
+    # Halfway up (50) last at 20 us, the peak at 30 us: from 15 us to as far again after it.
+    assert nav.rise_window(ts, values, 30 * US, 100 * US) == (15 * US, 40 * US)
+    assert nav.rise_window(ts[3:], values[3:], 30 * US, 100 * US) is None  # starts at its peak

@@ -28,14 +28,15 @@ async def test_counter_rows_sit_under_their_process_and_show_values():
             "▾ thread 1",
             "",
             "queue.depth",
-            "cpu allocated",
-            "cpu reserved",
+            "cpu allocated",  # "cpu reserved" never leaves zero: no row
             "GPU 0",
             "cuda:0 allocated",
             "cuda:0 reserved",
         ]
-        spark = timeline.render_line(8).text[timeline.gutter_width :]
-        assert "█" in spark and set(spark) <= set(" ▁▂▃▄▅▆▇█")
+        spark = timeline.render_line(8).text[timeline.gutter_width :]  # cuda:0 reserved
+        bars, scale = spark.rsplit(" max ", 1)
+        assert "█" in bars and set(bars) <= set(" ▁▂▃▄▅▆▇█")
+        assert scale.strip() == "2 KiB"  # the highest in view: the bars' scale, in bytes
         await pilot.press("down", "down")  # thread 1 depth 1, then the first counter row
         assert timeline.rows[timeline.cursor].counter >= 0
         details = str(app.query_one(SliceDetails).render())

@@ -26,6 +26,7 @@ from tui.model.present.kinds import KINDS, slice_kinds
 from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
 from tui.model.present.rows import COLLAPSED, FULL, LaneRows, Row, layout
 from tui.model.text import printable, shown
+from tui.model.timescale import format_bytes
 from tui.model.trace import Trace
 from tui.widgets.row_paint import Palette, clip, paint_cells
 
@@ -33,6 +34,11 @@ LABEL_LIMIT = 300  # a bar never needs more of a name than a terminal is wide
 CACHED_SCREENS = 4  # strips kept: this many screens' worth, least recently drawn dropped first
 PINNED_SHARE = 0.5  # pinned lanes take at most this share of the rows by default
 WORK_KINDS = ("kernel", "memcpy", "memset", "comm")
+
+
+def _counter_value(name: str, value: float) -> str:
+    """A counter's value as its rows and details show it: bytes for the allocator's series."""
+    return format_bytes(value) if name.endswith((" allocated", " reserved")) else f"{value:,.6g}"
 
 
 class LaneCanvas(ScrollView, can_focus=True):
@@ -296,9 +302,19 @@ class LaneCanvas(ScrollView, can_focus=True):
         width = self.draw_width
         if row.counter >= 0:
             series = self.counters[row.counter]
-            spark, _ = sparkline(series.ts, series.values, *self.window, self.cells_width)
+            spark, values = sparkline(series.ts, series.values, *self.window, self.cells_width)
             style = base + self.get_component_rich_style("timeline--counter")
-            segments.append(Segment(spark, style))
+            # The scale: the highest value in view, at the row's end (the bars are relative).
+            top = float(values.max()) if len(values) else 0.0
+            scale = f" max {_counter_value(series.name, top)}"
+            if len(scale) + 8 < len(spark):
+                spark = spark[: len(spark) - len(scale)]
+                segments.append(Segment(spark, style))
+                segments.append(
+                    Segment(scale, base + self.get_component_rich_style("timeline--gutter"))
+                )
+            else:
+                segments.append(Segment(spark, style))
             return Strip(segments, width)
         t0, t1 = self.window
         if row.group:

@@ -446,20 +446,26 @@ class Timeline(LaneCanvas):
             self.say("This trace has no memory records (profile with profile_memory=True).")
             return
         peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
-        if peak.op >= 0:
-            self.select(peak.op)
-            self.set_window(
-                nav.fit(
-                    int(self.trace.slices.start[peak.op]),
-                    int(self.trace.slices.dur[peak.op]),
-                    self.trace.span_ns,
-                )
-            )
-        else:
+        counter = next(
+            (i for i, c in enumerate(self.counters) if c.name == f"{peak.device} allocated"), -1
+        )
+        window = None
+        if counter >= 0:  # the climb to the peak, not a flat stretch at its top
+            series = self.counters[counter]
+            window = nav.rise_window(series.ts, series.values, peak.ts, self.trace.span_ns)
+        if window is None and peak.op >= 0:  # no climb in the trace: the op allocating it
+            s = self.trace.slices
+            window = nav.fit(int(s.start[peak.op]), int(s.dur[peak.op]), self.trace.span_ns)
+        if window is None:
             width = self.window[1] - self.window[0]
-            self.set_window(
-                nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
-            )
+            window = nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
+        if peak.op >= 0:
+            self.select(peak.op, reveal=False)
+        self.set_window(window)
+        row = next((i for i, r in enumerate(self.rows) if r.counter == counter >= 0), -1)
+        if row >= 0:  # its memory row on screen too, the op's kept when both cannot be
+            self.scroll_to_row(row)
+            self.scroll_to_row(self.cursor)
         self.say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
 
     def _cursor_row(self) -> Row:

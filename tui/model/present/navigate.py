@@ -103,6 +103,25 @@ def home_window(trace: Trace) -> tuple[int, int]:
     return fit(t0, t1 - t0, span)
 
 
+def rise_window(
+    ts: npt.NDArray[np.int64], values: npt.NDArray[np.float64], peak_ts: int, span: int
+) -> tuple[int, int] | None:
+    """A window showing a counter's climb to its peak at `peak_ts`: from the last sample
+    before it that was at most halfway up (from its lowest before the peak), as much again
+    after the peak. None when no earlier sample was lower (the series starts at its peak)."""
+    k = int(np.searchsorted(ts, peak_ts, side="left"))  # the samples before the peak
+    if k == 0:
+        return None
+    top = float(values[k]) if k < len(values) else float(values[k - 1])
+    half = (float(values[:k].min()) + top) / 2
+    low = np.flatnonzero(values[:k] <= half)
+    if len(low) == 0:
+        return None
+    rise = int(ts[low[-1]])
+    width = max(peak_ts - rise, MIN_WINDOW_NS)
+    return clamp_window(rise - width / 2, peak_ts + width, span)
+
+
 def children(trace: Trace, row: int) -> npt.NDArray[np.int64]:
     """Direct children of a slice, by start."""
     lane = trace.lane_of(row)

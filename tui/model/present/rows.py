@@ -259,7 +259,8 @@ def layout(
         body += [
             Row(process.index, -1, 0, i)
             for i, c in enumerate(series)
-            if c.process == process.index or (c.process < 0 and process.index == first)
+            if (c.process == process.index or (c.process < 0 and process.index == first))
+            and bool(c.values.any())  # a series that never leaves zero gets no row
         ]
         if body or not process.lanes:
             out.append(Row(process.index, -1, 0))
