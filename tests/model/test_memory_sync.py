@@ -55,7 +55,7 @@ def test_peaks_and_summary(trace):
     (peak,) = [p for p in summary.memory_peaks if p.device == "cuda:0"]
     assert (peak.step, peak.op) == ("ProfilerStep#1", "alloc")
     assert (summary.sync_calls, summary.sync_ns) == (1, 35 * US)
-    assert summary.top_memory_ops[0] == ("alloc", 1064)
+    assert summary.top_memory_ops[0] == ("alloc", 1064, 1)
 
 
 def test_sync_calls_are_found_and_shown_against_gaps(trace):

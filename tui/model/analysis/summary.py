@@ -62,7 +62,8 @@ class Summary:
     sync_calls: int = 0
     sync_ns: int = 0
     memory_peaks: list[MemoryPeak] = field(default_factory=list)
-    top_memory_ops: list[tuple[str, int]] = field(default_factory=list)  # by self bytes
+    # (name, self bytes summed over its calls, calls), by self bytes
+    top_memory_ops: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 def step_rows(trace: Trace) -> list[StepRow]:
@@ -102,7 +103,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
     ]
     by_self = sorted(
         (
-            (o.self_cpu_mem + o.self_cuda_mem, o.name)
+            (o.self_cpu_mem + o.self_cuda_mem, o.name, o.calls)
             for o in stats
             if o.name != OUTSIDE_OPS and o.self_cpu_mem + o.self_cuda_mem > 0
         ),
@@ -125,5 +126,5 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
         sync_calls,
         sync_ns,
         memory_peaks,
-        [(name, size) for size, name in by_self[:5]],
+        [(name, size, calls) for size, name, calls in by_self[:5]],
     )

@@ -11,7 +11,7 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
            kernel_launches, launch_cpu_ns, launched_gpu_ns, short_work_fraction,
            median_launch_delay_ns (null without launches), sync_calls, sync_ns,
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
-          top_self_allocations [{name, bytes}],
+          top_self_allocations [{name, bytes (summed over its calls), calls}],
   verdict: {label, reason},
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
@@ -75,7 +75,9 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
                 }
                 for p in summary.memory_peaks
             ],
-            "top_self_allocations": [{"name": n, "bytes": b} for n, b in summary.top_memory_ops],
+            "top_self_allocations": [
+                {"name": n, "bytes": b, "calls": c} for n, b, c in summary.top_memory_ops
+            ],
         },
         "verdict": {"label": summary.verdict.label, "reason": summary.verdict.reason},
         "steps": [
@@ -156,7 +158,11 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         lines.append(
             (
                 "Top self allocations",
-                "; ".join(f"{name} {format_bytes(size)}" for name, size in summary.top_memory_ops),
+                "; ".join(
+                    f"{name} {format_bytes(size)}"
+                    + (f" (summed over {calls:,} calls)" if calls > 1 else "")
+                    for name, size, calls in summary.top_memory_ops
+                ),
             )
         )
     return lines
