@@ -75,16 +75,19 @@ class TraceApp(App[None]):
             super().__init__()
             self.done, self.total, self.events = done, total, events
 
-    def __init__(self, path: str, cache: ModelCache | None = None) -> None:
+    def __init__(
+        self, path: str, cache: ModelCache | None = None, shown_as: str | None = None
+    ) -> None:
         super().__init__()
         self.path = path
+        self.shown_as = shown_as  # what the header calls the trace (standard input's spool)
         self.cache = cache
         self._cancelled = False
         self.trace: Trace | None = None
         self.load_error: str | None = None
         self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
         self._last_progress = 0.0
-        self.sub_title = printable(path)
+        self.sub_title = printable(shown_as or path)
 
     def compose(self) -> ComposeResult:
         yield LoadProgress(self.path)
@@ -150,7 +153,7 @@ class TraceApp(App[None]):
         search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
         search.display = False
         await self.mount(
-            TraceSummary(message.trace),
+            TraceSummary(message.trace, self.shown_as),
             TimeRuler(),
             timeline,
             VerticalScroll(SliceDetails(message.verdict), id="details"),

@@ -40,11 +40,13 @@ def default_sample() -> Path:
     return SAMPLES / DEFAULT_SAMPLE
 
 
-def make_app(path: str | Path, cache: ModelCache | None = None) -> TraceApp:
+def make_app(
+    path: str | Path, cache: ModelCache | None = None, shown_as: str | None = None
+) -> TraceApp:
     """The viewer for one trace (tests drive this with Pilot)."""
     from tui.app import TraceApp
 
-    return TraceApp(str(path), cache)
+    return TraceApp(str(path), cache, shown_as)
 
 
 def _cache(opts: argparse.Namespace) -> ModelCache | None:
@@ -143,11 +145,12 @@ def _main(args: list[str]) -> int:
     path = opts.path or str(default_sample())
     if opts.list:
         return _list(path)
+    shown_as = None
     if path == "-":
         spooled = _spool_stdin()
         if isinstance(spooled, int):
             return spooled
-        path = spooled
+        path, shown_as = spooled, "standard input"
     try:
         check_start(path)  # cheap checks before the terminal is taken over
     except TraceError as e:
@@ -156,7 +159,7 @@ def _main(args: list[str]) -> int:
         return _fail("the viewer needs a terminal; for text output use: trace-tui info FILE", 2)
     if not _enough_memory(path, opts, ask=True):
         return 1
-    app = make_app(path, _cache(opts))
+    app = make_app(path, _cache(opts), shown_as)
     app.run()
     if app.load_error is not None:
         return _fail(app.load_error)
@@ -209,7 +212,8 @@ def _summary(args: list[str]) -> int:
     if opts.format == "json":
         sys.stdout.buffer.write(as_json(trace.path, result, rows))
         return 0
-    sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown"))
+    step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
+    sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown", step))
     return 0
 
 

@@ -98,3 +98,16 @@ def test_the_header_names_the_gpus_the_trace_uses_not_the_whole_node(tmp_path):
     path = tmp_path / "rank.json"
     path.write_text(json.dumps(events))
     assert describe(load_trace(path)).endswith("NVIDIA B200 (of 8 in the node)")
+
+
+async def test_standard_input_is_called_so_not_by_its_spool_file(tmp_path):
+    from tui.cli import make_app
+
+    spool = tmp_path / "trace-tui-stdin-abc123.json"
+    spool.write_bytes((DATA / "gpu_streams.json").read_bytes())
+    app = make_app(spool, None, "standard input")
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = str(app.query_one(TraceSummary).render())
+    assert header.startswith("standard input · ") and "abc123" not in header

@@ -92,3 +92,11 @@ def test_memory_and_sync_in_every_format():
     assert (alloc["self_cuda_mem_bytes"], alloc["self_cpu_mem_bytes"]) == (1000, 64)
     markdown = run("summary", str(DATA / "memory_sync.json"), "--format", "markdown").stdout
     assert "- **Peak memory cuda:0**: 1000 B allocated" in markdown
+
+
+def test_a_step_report_names_its_step_in_the_title():
+    done = run("summary", str(DATA / "nested_cpu.json"), "--step", "2", "--format", "markdown")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith("nested_cpu.json` (ProfilerStep#2)")
+    text = run("summary", str(DATA / "nested_cpu.json"), "--step", "2")
+    assert text.stdout.splitlines()[0].endswith("nested_cpu.json (ProfilerStep#2)")

@@ -17,20 +17,20 @@ class TraceSummary(Static):
     TraceSummary { text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
-    def __init__(self, trace: Trace) -> None:
+    def __init__(self, trace: Trace, shown_as: str | None = None) -> None:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
         text = Text(
-            "\n".join(printable(line) for line in describe(trace).splitlines()),
+            "\n".join(printable(line) for line in describe(trace, shown_as).splitlines()),
             no_wrap=True,
             overflow="ellipsis",
         )
         super().__init__(text)
 
 
-def describe(trace: Trace) -> str:
+def describe(trace: Trace, shown_as: str | None = None) -> str:
     """`file · 12.3 ms · 4,567 slices · NVIDIA H100` plus what was skipped."""
     parts = [
-        trace.path.rsplit("/", 1)[-1],
+        shown_as or trace.path.rsplit("/", 1)[-1],
         format_duration(trace.span_ns),
         f"{len(trace.slices):,} slices",
     ]

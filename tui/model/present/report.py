@@ -168,16 +168,20 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     return lines
 
 
-def as_text(path: str, report: ScopeReport, rows: list[Row], markdown: bool) -> str:
-    """Plain text (no escape codes) or Markdown ready to paste into an issue."""
+def as_text(
+    path: str, report: ScopeReport, rows: list[Row], markdown: bool, scope: str | None = None
+) -> str:
+    """Plain text (no escape codes) or Markdown ready to paste into an issue; `scope` names
+    what the report covers when it is not the whole trace (`ProfilerStep#7`)."""
     summary = report.summary
     out: list[str] = []
     pairs = summary_lines(summary, report.totals)
+    of = f" ({printable(scope)})" if scope else ""
     if markdown:
-        out.append(f"### trace-tui summary: `{printable(path)}`\n")
+        out.append(f"### trace-tui summary: `{printable(path)}`{of}\n")
         out += [f"- **{label}**: {printable(value)}" for label, value in pairs]
     else:
-        out.append(printable(path))
+        out.append(printable(path) + of)
         width = max(len(label) for label, _ in pairs)
         out += [f"{label:<{width}}  {printable(value)}" for label, value in pairs]
     if summary.steps:
