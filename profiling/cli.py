@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -29,7 +30,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--warmup", type=int, default=1, help="warm-up steps before recording")
     p.add_argument(
         "--out",
-        help="trace path (.json or .json.gz); default WORKLOAD_SIZE_DEVICE.pt.trace.json.gz here",
+        help="trace path (.json or .json.gz), or a folder (an existing one, or a path ending "
+        "in /) for the traces under their default names; default "
+        "WORKLOAD_SIZE_DEVICE.pt.trace.json.gz here",
     )
     p.add_argument("--table", action="store_true", help="print the key_averages table")
     p.add_argument(
@@ -80,8 +83,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         sizes = _sizes(opts.size, opts.workload)
     except ValueError as e:
         return _fail(f"--size: {e}" if "size" not in str(e) else str(e))
+    folder = None
+    if opts.out and (opts.out.endswith(("/", os.sep)) or os.path.isdir(opts.out)):
+        folder, opts.out = opts.out, None
     if opts.out and len(sizes) > 1:
-        return _fail("--out names one file; with several sizes, traces are named by size")
+        return _fail(
+            "--out names one file; with several sizes, name a folder (--out prof/): traces are "
+            "named by size"
+        )
     try:
         from .export import ProfilingError, profile_workload
     except ImportError:
@@ -96,6 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{opts.workload}_{size or info.default_size}_"
             f"{_device_word(opts.device)}.pt.trace.json.gz"
         )
+        if folder is not None:
+            os.makedirs(folder, exist_ok=True)
+            out = os.path.join(folder, out)
         try:
             result = profile_workload(
                 opts.workload,

@@ -93,3 +93,14 @@ def test_view_starts_the_viewer_as_its_own_process(tmp_path, monkeypatch):
     argv = ["matmul", "--size", "8", "--device", "cpu", "--steps", "1", "--out", str(out)]
     assert cli.main([*argv, "--view"]) == 0
     assert started == [[sys.executable, "-m", "tui", str(out)]] and out.is_file()
+
+
+def test_out_may_name_a_folder_for_several_sizes(tmp_path):
+    pytest.importorskip("torch")
+    folder = tmp_path / "prof"
+    done = run("matmul", "--size", "4,8", "--device", "cpu", "--steps", "1", "--out", f"{folder}/")
+    assert done.returncode == 0, done.stderr
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["matmul_4_cpu.pt.trace.json.gz", "matmul_8_cpu.pt.trace.json.gz"]
+    file = run("matmul", "--size", "4,8", "--device", "cpu", "--out", str(tmp_path / "one.json"))
+    assert file.returncode == 2 and "name a folder (--out prof/)" in file.stderr
