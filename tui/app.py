@@ -26,11 +26,17 @@ from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
+from tui.widgets.stats_table import StatsTable
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
 
 _PROGRESS_EVERY_S = 0.25
+# Keys the table and the timeline inherit from Textual, listed in the help.
+_PAGING: list[BindingType] = [
+    Binding("pageup,pagedown", "noop", "Scroll a page"),
+    Binding("tab,shift+tab", "noop", "Next / previous part (timeline, table, filter)"),
+]
 
 
 class LoadCancelled(Exception):
@@ -227,8 +233,12 @@ class TraceApp(App[None]):
     def action_help(self) -> None:
         forwarded = {"pane('toggle_kernels')", "pane('next_scope')"}
         own = [b for b in self.BINDINGS if not (isinstance(b, Binding) and b.action in forwarded)]
-        bindings = [*Timeline.BINDINGS, *StatsPane.BINDINGS, *own]
-        self.push_screen(HelpScreen(bindings))
+        sections = [
+            ("Timeline", Timeline.BINDINGS),
+            ("Stats pane (t)", [*StatsPane.BINDINGS, *StatsTable.BINDINGS, *_PAGING]),
+            ("Anywhere", own),
+        ]
+        self.push_screen(HelpScreen(sections))
 
     def action_search(self) -> None:
         if self.trace is None:

@@ -24,10 +24,17 @@ _KEY_NAMES = {
 
 
 def describe_bindings(bindings: list[BindingType]) -> list[tuple[str, str]]:
-    """(keys, description) for each binding, keys as a user types them."""
-    rows = []
+    """(keys, description) for each binding, keys as a user types them; bindings that differ
+    only by a digit (`1`-`9`: sort by column N) make one row."""
+    rows: list[tuple[str, str]] = []
+    digits = [b for b in bindings if isinstance(b, Binding) and b.key.isdigit() and b.description]
     for b in bindings:
         if not isinstance(b, Binding) or not b.description:
+            continue
+        if b in digits[1:]:
+            continue
+        if b is (digits[0] if len(digits) > 1 else None):
+            rows.append((f"{digits[0].key}-{digits[-1].key}", b.description.rstrip("0123456789 ")))
             continue
         keys = " ".join(_KEY_NAMES.get(k.strip(), k.strip()) for k in b.key.split(","))
         rows.append((keys, b.description))
@@ -46,18 +53,21 @@ class HelpScreen(ModalScreen[None]):
         Binding("escape,q,question_mark", "dismiss", "Close help"),
     ]
 
-    def __init__(self, bindings: list[BindingType]) -> None:
+    def __init__(self, sections: list[tuple[str, list[BindingType]]]) -> None:
         super().__init__()
-        self.rows = describe_bindings(bindings)
+        self.sections = [(title, describe_bindings(b)) for title, b in sections]
+        self.rows = [row for _, rows in self.sections for row in rows]
 
     def compose(self) -> ComposeResult:
         width = max(len(k) for k, _ in self.rows)
-        text = Text("Keys\n\n", style="bold")
-        for keys, description in self.rows:
-            text.append(f"{keys:>{width}}  ", style="bold")
-            text.append(f"{description}\n")
+        text = Text("Keys\n", style="bold")
+        for title, rows in self.sections:
+            text.append(f"\n{title}\n", style="bold underline")
+            for keys, description in rows:
+                text.append(f"{keys:>{width}}  ", style="bold")
+                text.append(f"{description}\n")
         text.append(
-            "\nMouse: click selects a slice, the wheel scrolls rows, "
+            "\nMouse: click selects a slice, drag marks a range, the wheel scrolls rows, "
             "ctrl+wheel or shift+wheel zooms."
         )
         with VerticalScroll():
