@@ -213,3 +213,27 @@ async def test_at_80x24_the_pane_shows_eight_rows_and_the_footer_its_keys(shared
         assert strip.has_class("open") and strip.size.height > 3
         await pilot.press("i")
         assert strip.size.height == 3
+
+
+async def test_at_80_columns_the_columns_that_matter_come_first(shared):
+    from tests.conftest import SHARED
+
+    async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        headers = [c.header for c in table.columns_spec]
+        assert headers[:6] == [
+            "Name",
+            "Self CPU",
+            "CPU total",
+            "Self CUDA",
+            "CUDA total",
+            "# of Calls",
+        ]
+        assert sorted(headers) == sorted(h for h in TORCH_ORDER if h in headers)  # the rest after
+        assert all(len(str(table.get_cell_at((r, 0)))) <= 24 for r in range(table.row_count))
+        await pilot.press("4")  # the fourth column now: Self CUDA
+        assert table.sort_key == "self_cuda"
+        await pilot.resize_terminal(200, 50)
+        await pilot.pause()
+        assert [c.header for c in table.columns_spec][:3] == ["Name", "Self CPU %", "Self CPU"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -20,13 +21,6 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.stats_table import StatsTable
-
-NAME_CELLS = 48
-
-
-def _name(text: str) -> str:
-    """Kernel names run to hundreds of characters: the table shows the start of them."""
-    return text if len(text) <= NAME_CELLS else text[: NAME_CELLS - 1] + "…"
 
 
 class StatsPane(Vertical):
@@ -81,6 +75,10 @@ class StatsPane(Vertical):
             self._scope_to("range")
         else:
             self.rebuild()
+
+    def on_resize(self, event: events.Resize) -> None:
+        for table in self.query(StatsTable):
+            table.fit_width(event.size.width)
 
     def follow(
         self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
@@ -142,7 +140,7 @@ class StatsPane(Vertical):
                 )
             )
         self.query_one("#strip", Static).update(lines)
-        table.show(report, _name)
+        table.show(report)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

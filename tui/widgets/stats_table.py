@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
@@ -18,7 +17,13 @@ from tui.model.text import printable
 CELLS_KEPT = 8  # reports whose cells are kept
 # Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
 # (the trace keeps them), and making the cells is half the cost of filling the table.
-_CELLS: OrderedDict[int, tuple[ScopeReport, dict[str, list[Text]]]] = OrderedDict()
+_CELLS: OrderedDict[tuple[int, int, bool], tuple[ScopeReport, dict[str, list[Text]]]] = (
+    OrderedDict()
+)
+NAME_CELLS = 48  # kernel names run to hundreds of characters: the table shows their start
+# At 80 columns these come first (the rest scroll into view to their right).
+NARROW_FIRST = ("Name", "Self CPU", "CPU total", "Self CUDA", "CUDA total", "# of Calls")
+NARROW_BELOW = 120  # columns
 
 
 class StatsTable(DataTable[Text]):
@@ -38,7 +43,8 @@ class StatsTable(DataTable[Text]):
         # The Name column stays in view while the others scroll right.
         super().__init__(cursor_type="row", zebra_stripes=True, fixed_columns=1, id=id)
         self.report: ScopeReport | None = None
-        self.name_cell: Callable[[str], str] = str
+        self.name_width = NAME_CELLS
+        self.narrow = False
         self.table_name = ""
         self.sort_key = ""
         self.sort_column = -1  # the column pressed, which shows the mark (-1: the default's)
@@ -48,15 +54,27 @@ class StatsTable(DataTable[Text]):
 
     @property
     def columns_spec(self) -> list[Column]:
-        return self.report.columns if self.report is not None else []
+        columns = self.report.columns if self.report is not None else []
+        if not self.narrow:
+            return columns
+        first = [c for h in NARROW_FIRST for c in columns if c.header == h]
+        return first + [c for c in columns if c not in first]
 
-    def show(self, report: ScopeReport, name_cell: Callable[[str], str] = str) -> None:
+    def fit_width(self, width: int) -> None:
+        """Columns and the Name cut for a pane `width` columns wide."""
+        narrow = width < NARROW_BELOW
+        name_width = NAME_CELLS if not narrow else max(20, width - 56)
+        if (narrow, name_width) != (self.narrow, self.name_width):
+            self.narrow, self.name_width = narrow, name_width
+            self._fill()
+
+    def show(self, report: ScopeReport) -> None:
         """New rows (a new scope or table kind); a new kind starts from its default sort."""
         if report.table.name != self.table_name:
             self.table_name = report.table.name
             self.sort_key, self.sort_column = report.sort, -1
             self.descending = report.table.column(report.sort).numeric
-        self.report, self.name_cell = report, name_cell
+        self.report = report
         self._fill()
 
     def set_filter(self, text: str) -> None:
@@ -129,22 +147,26 @@ class StatsTable(DataTable[Text]):
         self.refresh()
 
     def _report_cells(self, report: ScopeReport) -> dict[str, list[Text]]:
-        kept = _CELLS.get(id(report))
+        key = (id(report), self.name_width, self.narrow)
+        kept = _CELLS.get(key)
         if kept is not None and kept[0] is report:
-            _CELLS.move_to_end(id(report))
+            _CELLS.move_to_end(key)
             return kept[1]
         totals = report.totals
+        columns = self.columns_spec
         cells = {
             row.name: [
                 Text(
-                    printable(self.name_cell(row.name) if c.key == "name" else c.text(row, totals)),
+                    printable(
+                        _cut(row.name, self.name_width) if c.key == "name" else c.text(row, totals)
+                    ),
                     justify="right" if c.numeric else "left",
                 )
-                for c in report.columns
+                for c in columns
             ]
             for row in report.rows
         }
-        _CELLS[id(report)] = (report, cells)
+        _CELLS[key] = (report, cells)
         while len(_CELLS) > CELLS_KEPT:
             _CELLS.popitem(last=False)
         return cells
@@ -152,3 +174,7 @@ class StatsTable(DataTable[Text]):
     def row_at_cursor(self) -> Row | None:
         shown = self._shown
         return shown[self.cursor_row] if 0 <= self.cursor_row < len(shown) else None
+
+
+def _cut(name: str, width: int) -> str:
+    return name if len(name) <= width else name[: width - 1] + "…"
