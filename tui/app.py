@@ -35,7 +35,6 @@ _PROGRESS_EVERY_S = 0.25
 # Keys the table and the timeline inherit from Textual, listed in the help.
 _PAGING: list[BindingType] = [
     Binding("pageup,pagedown", "noop", "Scroll a page"),
-    Binding("tab,shift+tab", "noop", "Next / previous part (timeline, table, filter)"),
 ]
 
 

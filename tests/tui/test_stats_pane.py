@@ -237,3 +237,16 @@ async def test_at_80_columns_the_columns_that_matter_come_first(shared):
         await pilot.resize_terminal(200, 50)
         await pilot.pause()
         assert [c.header for c in table.columns_spec][:3] == ["Name", "Self CPU %", "Self CPU"]
+
+
+async def test_tab_stays_in_the_pane_between_table_and_filter(pane):
+    pilot, app = pane
+    table = app.query_one(StatsTable)
+    timeline = app.query_one(Timeline)
+    window = timeline.window
+    await pilot.press("tab")
+    assert app.focused is app.query_one("#filter")
+    await pilot.press("w", "s")  # typed into the filter, not zooming the timeline
+    assert app.query_one("#filter").value == "ws" and timeline.window == window
+    await pilot.press("shift+tab")
+    assert app.focused is table

@@ -40,6 +40,9 @@ class StatsPane(Vertical):
         Binding("i", "toggle_strip", "Summary in full"),
         Binding("slash", "filter", "Filter the table", show=False),
         Binding("escape", "app.toggle_stats", "Close the pane", show=False),
+        # Tab stays in the pane, between its table and its filter: letters typed after a Tab
+        # land where the user looks, never on the timeline as commands.
+        Binding("tab,shift+tab", "other_part", "Table / filter", show=False),
     ]
 
     class RowChosen(Message):
@@ -96,6 +99,10 @@ class StatsPane(Vertical):
         picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
+
+    def action_other_part(self) -> None:
+        table = self.query_one(StatsTable)
+        (self.query_one("#filter", Input) if table.has_focus else table).focus()
 
     def action_toggle_strip(self) -> None:
         """The summary strip: three lines (the verdict first), or all of it, steps included."""
