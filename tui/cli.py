@@ -116,7 +116,7 @@ def _summary_parser() -> argparse.ArgumentParser:
         f"kernels: {', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
     )
     parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
-    parser.add_argument("--step", type=int, help="only ProfilerStep#N")
+    parser.add_argument("--step", type=_step_number, help="only ProfilerStep#N (N, or its name)")
     parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
     _common(parser)
     return parser
@@ -164,6 +164,14 @@ def _main(args: list[str]) -> int:
     if app.load_error is not None:
         return _fail(app.load_error)
     return app.return_code or 0
+
+
+def _step_number(text: str) -> int:
+    """`--step 7` or `--step ProfilerStep#7`."""
+    number = text.removeprefix("ProfilerStep#")
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"not a step number: {text!r} (7, or ProfilerStep#7)")
+    return int(number)
 
 
 def _info(args: list[str]) -> int:

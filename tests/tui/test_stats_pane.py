@@ -141,6 +141,10 @@ async def test_escape_closes_the_pane_and_slash_focuses_its_filter(pane):
     assert app.focused is app.query_one("#filter")
     await pilot.press(*"oute")
     assert names(app.query_one(StatsTable)) == ["outer"]
+    await pilot.press("escape")  # out of the filter, which stays
+    assert app.focused is app.query_one(StatsTable) and names(app.query_one(StatsTable)) == [
+        "outer"
+    ]
     await pilot.press("escape")
     assert not app.query(StatsPane) and app.focused is app.query_one(Timeline)
 
@@ -250,3 +254,25 @@ async def test_tab_stays_in_the_pane_between_table_and_filter(pane):
     assert app.query_one("#filter").value == "ws" and timeline.window == window
     await pilot.press("shift+tab")
     assert app.focused is table
+
+
+async def test_the_strip_names_the_scope_on_its_first_line(pane):
+    pilot, app = pane
+    first = str(app.query_one("#strip").render()).splitlines()[0]
+    assert first.startswith(" Ops · scope trace ")
+    await pilot.press("v", "x")
+    first = str(app.query_one("#strip").render()).splitlines()[0]
+    assert first.startswith(" Kernels · scope view ")
+
+
+async def test_a_sort_keeps_the_columns_scrolled_where_they_are(shared):
+    from tests.conftest import SHARED
+
+    async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        await pilot.press(*["right"] * 8)
+        x = table.scroll_offset.x
+        assert x > 0
+        await pilot.press("7")
+        assert table.scroll_offset.x == x and table.cursor_row == 0

@@ -100,3 +100,10 @@ def test_a_step_report_names_its_step_in_the_title():
     assert done.stdout.splitlines()[0].endswith("nested_cpu.json` (ProfilerStep#2)")
     text = run("summary", str(DATA / "nested_cpu.json"), "--step", "2")
     assert text.stdout.splitlines()[0].endswith("nested_cpu.json (ProfilerStep#2)")
+
+
+def test_step_takes_its_number_or_its_name():
+    by_name = run("summary", str(DATA / "nested_cpu.json"), "--step", "ProfilerStep#2")
+    assert by_name.returncode == 0 and by_name.stdout.splitlines()[0].endswith("(ProfilerStep#2)")
+    bad = run("summary", str(DATA / "nested_cpu.json"), "--step", "two")
+    assert bad.returncode == 2 and "not a step number: 'two'" in bad.stderr

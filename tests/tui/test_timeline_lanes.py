@@ -538,3 +538,10 @@ async def test_the_title_stays_on_one_line_at_80_columns(tmp_path):
 
         summary = app.query_one(TraceSummary)
         assert summary.size.height == 1 and str(summary.render()).count("\n") == 0
+
+
+async def test_a_range_needs_two_points_apart(ui):
+    pilot, t = ui
+    await pilot.press("r", "r")  # nothing selected: the view's centre, twice
+    assert t.marked is None
+    assert notes(t.app) == ["A range needs two points apart: select another slice, or move, first."]

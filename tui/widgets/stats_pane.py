@@ -30,7 +30,7 @@ class StatsPane(Vertical):
     StatsPane { height: 50%; min-height: 15; border-top: solid $primary; }
     StatsPane > #strip { height: auto; max-height: 3; padding: 0 1; background: $boost;
         overflow-y: auto; }
-    StatsPane > #strip.open { max-height: 60%; }
+    StatsPane > #strip.open { max-height: 80%; }
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > StatsTable { height: 1fr; }
     """
@@ -39,7 +39,9 @@ class StatsPane(Vertical):
         Binding("v", "next_scope", "Stats scope"),
         Binding("i", "toggle_strip", "Summary in full"),
         Binding("slash", "filter", "Filter the table", show=False),
-        Binding("escape", "app.toggle_stats", "Close the pane", show=False),
+        Binding(
+            "escape", "leave", "Close the pane (from the filter: back to the table)", show=False
+        ),
         # Tab stays in the pane, between its table and its filter: letters typed after a Tab
         # land where the user looks, never on the timeline as commands.
         Binding("tab,shift+tab", "other_part", "Table / filter", show=False),
@@ -100,6 +102,14 @@ class StatsPane(Vertical):
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
 
+    def action_leave(self) -> None:
+        """Escape: out of the filter (keeping it) to the table, else the pane closes."""
+        table = self.query_one(StatsTable)
+        if table.has_focus:
+            self.app.action_toggle_stats()  # type: ignore[attr-defined]
+        else:
+            table.focus()
+
     def action_other_part(self) -> None:
         table = self.query_one(StatsTable)
         (self.query_one("#filter", Input) if table.has_focus else table).focus()
@@ -128,13 +138,13 @@ class StatsPane(Vertical):
         report = scope_report(self.trace, self.scope, self.kernels)
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))
-        lines = Text(summary.verdict.label.upper(), style="bold reverse")
+        # What the table covers first: the three lines shown by default must say it.
+        what = f"{'Kernels' if self.kernels else 'Ops'} · scope {printable(self.scope_label)}"
+        lines = Text(f" {what} ", style="bold reverse")
+        lines.append(f" {summary.verdict.label.upper()}", style="bold")
         lines.append(f"  {printable(pairs['Why'])}\n")
-        lines.append(
-            f"{'Kernels' if self.kernels else 'Ops'}, scope {printable(self.scope_label)} ",
-            style="bold",
-        )
-        lines.append("(x ops/kernels, v scope, 1-9 or a header click sorts, enter: longest)\n")
+        lines.append("(x ops/kernels, v scope, i all of this, 1-9 or a header click sorts, ")
+        lines.append("enter: longest)\n")
         lines.append("   ".join(f"{label}: {printable(pairs[label])}" for label in list(pairs)[2:]))
         if summary.steps:
             lines.append("\nSteps: ", style="bold")

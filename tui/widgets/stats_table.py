@@ -63,7 +63,8 @@ class StatsTable(DataTable[Text]):
     def fit_width(self, width: int) -> None:
         """Columns and the Name cut for a pane `width` columns wide."""
         narrow = width < NARROW_BELOW
-        name_width = NAME_CELLS if not narrow else max(20, width - 56)
+        # At 80 columns: the five numbers and their padding take 56 cells with the scrollbar.
+        name_width = NAME_CELLS if not narrow else max(16, width - 64)
         if (narrow, name_width) != (self.narrow, self.name_width):
             self.narrow, self.name_width = narrow, name_width
             self._fill()
@@ -99,7 +100,7 @@ class StatsTable(DataTable[Text]):
 
     def action_first_row(self) -> None:
         self.move_cursor(row=0, animate=False)
-        self.scroll_home(animate=False)
+        self.scroll_to(y=0, animate=False)  # the columns stay scrolled where they are
 
     def action_last_row(self) -> None:
         self.move_cursor(row=max(self.row_count - 1, 0), animate=False)
@@ -125,6 +126,7 @@ class StatsTable(DataTable[Text]):
         keep = None
         if self.row_count and 0 <= self.cursor_row < self.row_count:
             keep = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
+        across = self.scroll_offset.x  # refilling must not scroll the columns back
         self.clear(columns=True)
         if self.report is None:
             return
@@ -145,6 +147,7 @@ class StatsTable(DataTable[Text]):
             except RowDoesNotExist:  # filtered out
                 self.move_cursor(row=0)
         self.refresh()
+        self.call_after_refresh(self.scroll_to, x=across, animate=False)
 
     def _report_cells(self, report: ScopeReport) -> dict[str, list[Text]]:
         key = (id(report), self.name_width, self.narrow)

@@ -582,6 +582,9 @@ class Timeline(LaneCanvas):
             )
             return
         lo, hi = min(self._mark_from[0], here[0]), max(self._mark_from[1], here[1])
+        if hi <= lo:  # the same point twice
+            self.say("A range needs two points apart: select another slice, or move, first.")
+            return
         self._mark_from = None
         self.set_marked((lo, hi))
 
