@@ -25,7 +25,7 @@ from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.slice_details import SliceDetails
-from tui.widgets.stats_pane import StatsPane
+from tui.widgets.stats_pane import PaneState, StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
@@ -91,6 +91,7 @@ class TraceApp(App[None]):
         self.trace: Trace | None = None
         self.load_error: str | None = None
         self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
+        self._pane_state: PaneState | None = None  # how the stats pane was last left
         self._last_progress = 0.0
         self.sub_title = printable(shown_as or path)
 
@@ -198,13 +199,16 @@ class TraceApp(App[None]):
             return
         panes = self.query(StatsPane)
         if panes:
+            self._pane_state = panes.first().state()
             panes.first().remove()
             self.query_one("#details").display = True
             self.query_one(Timeline).focus()
             return
         self.query_one("#details").display = False
         timeline = self.query_one(Timeline)
-        pane = StatsPane(self.trace, timeline.window, timeline.selected, timeline.marked)
+        pane = StatsPane(
+            self.trace, timeline.window, timeline.selected, timeline.marked, self._pane_state
+        )
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(self._focus_table, pane)
 

@@ -276,3 +276,15 @@ async def test_a_sort_keeps_the_columns_scrolled_where_they_are(shared):
         assert x > 0
         await pilot.press("7")
         assert table.scroll_offset.x == x and table.cursor_row == 0
+
+
+async def test_the_pane_opens_again_as_it_was_left(pane):
+    pilot, app = pane
+    await pilot.press("x", "v", "3")  # kernels, view scope, sorted by the third column
+    before = app.query_one(StatsPane).state()
+    await pilot.press("t", "t")
+    again = app.query_one(StatsPane)
+    assert again.kernels and again.scope_name == "view"
+    assert again.state().sort == before.sort
+    table = app.query_one(StatsTable)
+    assert table.sort_key == before.sort[0] and table.descending == before.sort[2]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,6 +22,16 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.stats_table import StatsTable
+
+
+@dataclass(frozen=True)
+class PaneState:
+    """What the user chose in the pane: opened again, it shows the same."""
+
+    kernels: bool
+    scope_name: str
+    sort: tuple[str, int, bool]  # key, column pressed, descending
+    marked: tuple[int, int] | None
 
 
 class StatsPane(Vertical):
@@ -60,10 +71,12 @@ class StatsPane(Vertical):
         window: tuple[int, int],
         selected: int = -1,
         marked: tuple[int, int] | None = None,
+        last: PaneState | None = None,
     ) -> None:
         super().__init__()
         self.trace = trace
-        self.kernels = False
+        self.last = last  # how the pane was left, to open it so again
+        self.kernels = last.kernels if last is not None else False
         self.scope_name = "trace"
         self.scope_label = "trace"
         self.scope = Scope()
@@ -76,10 +89,21 @@ class StatsPane(Vertical):
 
     @guarded
     def on_mount(self) -> None:
-        if self.marked is not None:  # opened to look at the range just marked
-            self._scope_to("range")
+        last = self.last
+        if self.marked is not None and (last is None or last.marked != self.marked):
+            self._scope_to("range")  # opened to look at the range just marked
+        elif last is not None:
+            table = self.query_one(StatsTable)
+            table.table_name = "ops" if not last.kernels else "kernels"
+            table.sort_key, table.sort_column, table.descending = last.sort
+            self._scope_to(last.scope_name)
         else:
             self.rebuild()
+
+    def state(self) -> PaneState:
+        table = self.query_one(StatsTable)
+        sort = (table.sort_key, table.sort_column, table.descending)
+        return PaneState(self.kernels, self.scope_name, sort, self.marked)
 
     def on_resize(self, event: events.Resize) -> None:
         for table in self.query(StatsTable):
