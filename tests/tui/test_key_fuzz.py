@@ -40,6 +40,8 @@ REGRESSIONS: list[list[str]] = [
     # The pane closed while the timeline's window message was still on its way to it, and
     # before the table it was to focus existed.
     ["t", "t"],
+    ["t", "x", "t", "t"],  # the pane left with kernels, then opened and closed at once
+    ["t", "s", "t", "left_square_bracket", "resize:1", "backspace", "J", "slash", "S", "t"],
     ["t", "pagedown", "s", "v", "resize:2", "J", "c", "slash", "S", "t", "e", "p", "enter"],
 ]
 

@@ -206,8 +206,11 @@ async def test_at_80x24_the_pane_shows_eight_rows_and_the_footer_its_keys(shared
     from tests.conftest import SHARED
 
     async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        assert app.focused is app.query_one(Timeline)
+        await pilot.pause(0.1)  # the footer follows the focus on its next refresh
         assert {"Help", "Search", "Stats", "Quit", "GPU/CPU"} <= set(_footer(app))
         await pilot.press("t")
+        await pilot.pause(0.1)
         table = app.query_one(StatsTable)
         assert table.scrollable_content_region.height - 1 >= 8  # rows under the header
         assert {"Help", "Ops/kernels", "Stats scope", "Summary in full"} <= set(_footer(app))

@@ -16,7 +16,7 @@ from textual.widgets import Input, Static
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
-from tui.model.present.tables import scope_report
+from tui.model.present.tables import scope_report, table_for
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -89,19 +89,28 @@ class StatsPane(Vertical):
 
     @guarded
     def on_mount(self) -> None:
+        if not self.query(StatsTable):  # closed again (`t t`) before it was shown
+            return
         last = self.last
         if self.marked is not None and (last is None or last.marked != self.marked):
             self._scope_to("range")  # opened to look at the range just marked
         elif last is not None:
-            table = self.query_one(StatsTable)
-            table.table_name = "ops" if not last.kernels else "kernels"
-            table.sort_key, table.sort_column, table.descending = last.sort
+            spec = table_for(last.kernels)
+            if any(c.key == last.sort[0] for c in spec.columns):  # a sort of that table
+                table = self.query_one(StatsTable)
+                table.table_name = spec.name
+                table.sort_key, table.sort_column, table.descending = last.sort
             self._scope_to(last.scope_name)
         else:
             self.rebuild()
 
     def state(self) -> PaneState:
-        table = self.query_one(StatsTable)
+        tables = self.query(StatsTable)
+        if not tables:  # closed before it was built (`t t`): as it was opened
+            default = ("cpu_total" if not self.kernels else "total", -1, True)
+            sort = self.last.sort if self.last is not None else default
+            return PaneState(self.kernels, self.scope_name, sort, self.marked)
+        table = tables.first()
         sort = (table.sort_key, table.sort_column, table.descending)
         return PaneState(self.kernels, self.scope_name, sort, self.marked)
 
