@@ -73,6 +73,14 @@ def run(*args: str, process: bool = False) -> Done:
     return Done(code, out.getvalue().decode(), err.getvalue().decode())
 
 
+async def until_failed(pilot: Any, app: Any) -> None:
+    """Wait (up to 5 s) for a load that fails in its worker to end the app by itself."""
+    for _ in range(500):
+        if app.load_error is not None:
+            return
+        await pilot.pause(0.01)
+
+
 def notes(app: Any) -> list[str]:
     """What the app has told the user in its notifications (the toasts), oldest first."""
     return [n.message for n in app._notifications]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, until_failed
 from tui.cli import make_app
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
@@ -34,11 +34,7 @@ async def test_app_reports_a_bad_file_and_exits_1(tmp_path):
     bad.write_text("this is not json")
     app = make_app(bad)
     async with app.run_test() as pilot:
-        # The load fails in its worker and the app exits by itself; wait for that.
-        for _ in range(500):
-            if app.load_error is not None:
-                break
-            await pilot.pause(0.01)
+        await until_failed(pilot, app)
     assert app.return_code == 1
     assert app.load_error is not None and "not JSON" in app.load_error
 

@@ -6,7 +6,7 @@ import hashlib
 import shutil
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, until_failed
 from tui.model.present import navigate
 from tui.widgets.error_screen import ErrorScreen
 from tui.widgets.timeline import Timeline
@@ -97,10 +97,7 @@ async def test_a_trace_the_timeline_cannot_show_exits_with_one_line(monkeypatch)
     monkeypatch.setattr(Timeline, "__init__", broken)
     app = make_app(DATA / "gpu_streams.json")
     async with app.run_test() as pilot:
-        for _ in range(500):
-            if app.load_error is not None:
-                break
-            await pilot.pause(0.01)
+        await until_failed(pilot, app)
     assert app.return_code == 1
     assert app.load_error.endswith(
         "cannot show (ValueError: no lanes to draw); please report this with the file"

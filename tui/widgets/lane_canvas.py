@@ -22,11 +22,11 @@ from textual.strip import Strip
 from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
 from tui.model.analysis.memory import counter_series
 from tui.model.present import navigate as nav
+from tui.model.present.details import counter_value
 from tui.model.present.kinds import KINDS, slice_kinds
 from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
 from tui.model.present.rows import COLLAPSED, FULL, LaneRows, Row, layout
 from tui.model.text import printable, shown
-from tui.model.timescale import format_bytes
 from tui.model.trace import Trace
 from tui.widgets.row_paint import Palette, clip, paint_cells
 
@@ -34,11 +34,6 @@ LABEL_LIMIT = 300  # a bar never needs more of a name than a terminal is wide
 CACHED_SCREENS = 4  # strips kept: this many screens' worth, least recently drawn dropped first
 PINNED_SHARE = 0.5  # pinned lanes take at most this share of the rows by default
 WORK_KINDS = ("kernel", "memcpy", "memset", "comm")
-
-
-def _counter_value(name: str, value: float) -> str:
-    """A counter's value as its rows and details show it: bytes for the allocator's series."""
-    return format_bytes(value) if name.endswith((" allocated", " reserved")) else f"{value:,.6g}"
 
 
 class LaneCanvas(ScrollView, can_focus=True):
@@ -306,7 +301,7 @@ class LaneCanvas(ScrollView, can_focus=True):
             style = base + self.get_component_rich_style("timeline--counter")
             # The scale: the highest value in view, at the row's end (the bars are relative).
             top = float(values.max()) if len(values) else 0.0
-            scale = f" max {_counter_value(series.name, top)}"
+            scale = f" max {counter_value(series.name, top)}"
             if len(scale) + 8 < len(spark):
                 spark = spark[: len(spark) - len(scale)]
                 segments.append(Segment(spark, style))
@@ -316,37 +311,21 @@ class LaneCanvas(ScrollView, can_focus=True):
             else:
                 segments.append(Segment(spark, style))
             return Strip(segments, width)
-        t0, t1 = self.window
-        if row.group:
-            cells = rasterise(self.lanes.group(row.group), t0, t1, self.cells_width)
-            palette = self._palette_now or self._palette()
-            segments += paint_cells(
-                cells,
-                self.kinds,
-                self.trace.slices.name,
-                self.labels,
-                palette,
-                self.selected,
-                self._match_mask,
-                None,
-                -1,
-                self.partners,
-                self.gaps.device_from,
-            )
-            return Strip(segments, width)
-        if row.lane < 0:
+        if row.lane < 0 and not row.group:
             segments.append(Segment(" " * self.cells_width, base))
             return Strip(segments, width)
-        cells = rasterise(self.lanes.get(row.lane, row.level), t0, t1, self.cells_width)
-        if self._row_holds(row, self.selected):
-            s = self.trace.slices
-            start, end = int(s.start[self.selected]), int(s.end[self.selected])
-            cells = keep_visible(cells, self.selected, start, end, t0, t1)
-        gaps = (
-            gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
-            if row.level == self._gap_row(row.lane)
-            else None
-        )
+        t0, t1 = self.window
+        gaps = None
+        if row.group:
+            cells = rasterise(self.lanes.group(row.group), t0, t1, self.cells_width)
+        else:
+            cells = rasterise(self.lanes.get(row.lane, row.level), t0, t1, self.cells_width)
+            if self._row_holds(row, self.selected):
+                s = self.trace.slices
+                start, end = int(s.start[self.selected]), int(s.end[self.selected])
+                cells = keep_visible(cells, self.selected, start, end, t0, t1)
+            if row.level == self._gap_row(row.lane):
+                gaps = gap_cells(self.gaps, row.lane, t0, t1, self.cells_width, self.selected_gap)
         segments += paint_cells(
             cells,
             self.kinds,

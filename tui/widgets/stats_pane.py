@@ -107,7 +107,7 @@ class StatsPane(Vertical):
     def state(self) -> PaneState:
         tables = self.query(StatsTable)
         if not tables:  # closed before it was built (`t t`): as it was opened
-            default = ("cpu_total" if not self.kernels else "total", -1, True)
+            default = (table_for(self.kernels).default_sort, -1, True)
             sort = self.last.sort if self.last is not None else default
             return PaneState(self.kernels, self.scope_name, sort, self.marked)
         table = tables.first()

@@ -167,6 +167,11 @@ def _value(value: Any) -> str:
         return "(too deeply nested to show)"
 
 
+def counter_value(name: str, value: float) -> str:
+    """A counter's value: in bytes for the allocator's series, else as a number."""
+    return format_bytes(value) if name.endswith((" allocated", " reserved")) else f"{value:,.6g}"
+
+
 def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list[tuple[str, str]]:
     """A counter: its value at the middle of the view, and its highest in view and overall."""
     series = counter_series(trace)[counter]
@@ -174,8 +179,10 @@ def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list
     middle = (t0 + t1) // 2
     k = int(np.searchsorted(series.ts, middle, side="right")) - 1
     in_view = series.values[(series.ts >= t0) & (series.ts < t1)]
-    is_bytes = series.name.endswith((" allocated", " reserved"))
-    show = format_bytes if is_bytes else (lambda v: f"{v:,.6g}")
+
+    def show(value: float) -> str:
+        return counter_value(series.name, value)
+
     return [
         ("counter", series.name),
         (

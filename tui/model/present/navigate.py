@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -139,22 +141,24 @@ def ancestors(trace: Trace, row: int) -> list[int]:
     return chain
 
 
+def _by_start(trace: Trace, rows: Iterable[int]) -> list[int]:
+    return sorted({int(r) for r in rows}, key=lambda r: (int(trace.slices.start[r]), r))
+
+
 def linked_forward(trace: Trace, row: int) -> list[int]:
     """Where the slice's flows lead: a launch's GPU work, or any flow's destination, by start."""
-    out = [int(d) for links in (trace.launches, trace.flows) for d in links.dst[links.src == row]]
-    return sorted(set(out), key=lambda r: (int(trace.slices.start[r]), r))
+    return _by_start(trace, [*launched_work(trace, row), *flows_forward(trace, row)])
 
 
 def linked_back(trace: Trace, row: int) -> list[int]:
     """Where the slice's flows come from: the launch of GPU work, or any flow's source."""
-    out = [int(s) for links in (trace.launches, trace.flows) for s in links.src[links.dst == row]]
-    return sorted(set(out), key=lambda r: (int(trace.slices.start[r]), r))
+    launch = launch_of_work(trace, row)
+    return _by_start(trace, [*([launch] if launch >= 0 else []), *flows_back(trace, row)])
 
 
 def launched_work(trace: Trace, row: int) -> list[int]:
     """The GPU work a launch call started (not other flows), by start."""
-    work = trace.launches.dst[trace.launches.src == row]
-    return sorted({int(w) for w in work}, key=lambda r: (int(trace.slices.start[r]), r))
+    return _by_start(trace, trace.launches.dst[trace.launches.src == row])
 
 
 def launch_of_work(trace: Trace, row: int) -> int:
@@ -165,12 +169,12 @@ def launch_of_work(trace: Trace, row: int) -> int:
 
 def flows_forward(trace: Trace, row: int) -> list[int]:
     """Where the slice's other flows lead (autograd's forward -> backward, user flows)."""
-    return sorted({int(d) for d in trace.flows.dst[trace.flows.src == row]})
+    return _by_start(trace, trace.flows.dst[trace.flows.src == row])
 
 
 def flows_back(trace: Trace, row: int) -> list[int]:
     """Where the slice's other flows come from."""
-    return sorted({int(s) for s in trace.flows.src[trace.flows.dst == row]})
+    return _by_start(trace, trace.flows.src[trace.flows.dst == row])
 
 
 def search(trace: Trace, text: str) -> npt.NDArray[np.int64]:
