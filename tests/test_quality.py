@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests import tools
@@ -25,3 +27,15 @@ def test_ci_runs_the_readme_test_command_exactly():
     assert "trace-tui" in run_command
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert test_command in ci
+
+
+def test_the_readme_test_command_installs_the_cpu_torch_ci_pins():
+    readme = (ROOT / "README.md").read_text()
+    test_command = readme.split("```sh\n")[2].split("```", 1)[0]
+    pins = set(re.findall(r"torch==([\d.]+)", (ROOT / ".ci" / "run").read_text()))
+    assert len(pins) == 1
+    (pin,) = pins
+    cpu_index = "https://download.pytorch.org/whl/cpu"
+    assert test_command.startswith(
+        f"python3 -m pip install torch=={pin} --extra-index-url {cpu_index} &&"
+    )
