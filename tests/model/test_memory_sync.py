@@ -89,3 +89,14 @@ def test_an_allocator_number_beyond_int64_skips_that_record(tmp_path):
     trace = load_trace(p)
     assert len(trace.memory) == 1
     assert trace.skipped["[memory] event without its byte counts"] == 1
+
+
+def test_a_windows_peak_is_its_own_with_the_level_carried_into_it(trace):
+    def cuda(t0, t1):
+        return next(p for p in peaks(trace, t0 * US, t1 * US) if p.device == "cuda:0")
+
+    assert (cuda(20, 40).allocated, cuda(20, 40).ts) == (1000, 20 * US)  # allocated at 15
+    assert cuda(50, 100).allocated == 0  # freed at 45
+    assert [p.device for p in peaks(trace, 0, 10 * US)] == []  # no record yet
+    windowed = summarize(trace, (50 * US, 100 * US))
+    assert {p.device: p.allocated for p in windowed.memory_peaks}["cuda:0"] == 0

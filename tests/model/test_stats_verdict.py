@@ -40,6 +40,17 @@ def test_gpu_time_goes_to_the_op_enclosing_the_launch(att):
     assert sum(o.self_cuda_ns for o in ops.values()) == total_gpu
 
 
+def test_a_subtree_is_summarised_over_its_span_with_the_gpu_work_it_launched(att):
+    inner = next(i for i in range(len(att.slices)) if att.slice_name(i) == "inner")
+    summary = scope_report(att, Scope(root=inner)).summary
+    assert summary.window == (10 * US, 40 * US)
+    evidence = summary.verdict.evidence
+    assert (evidence.gpu_busy_ns, evidence.launches, evidence.wall_ns) == (10 * US, 1, 30 * US)
+    outer = next(i for i in range(len(att.slices)) if att.slice_name(i) == "outer")
+    evidence = scope_report(att, Scope(root=outer)).summary.verdict.evidence
+    assert (evidence.gpu_busy_ns, evidence.launches) == ((10 + 20 + 5 + 4 + 2) * US, 4)
+
+
 def test_cpu_columns_and_scopes(att):
     ops = _ops(att)
     # 100 us less inner (30), the two launches directly in it (2 + 1) and graph (10).

@@ -133,23 +133,31 @@ class Peak:
     device: str
     allocated: int
     reserved: int
-    ts: int  # of the record that reached the peak allocated
+    ts: int  # of the record that reached the peak allocated (or the window's start, if before)
     op: int  # the op running then on the allocating thread (-1: none)
 
 
-def peaks(trace: Trace) -> list[Peak]:
+def peaks(trace: Trace, t0: int | None = None, t1: int | None = None) -> list[Peak]:
+    """Each device's peak in [t0, t1) (default: the whole trace): its records there, and the
+    last one before t0, whose level holds at t0. A device with neither is left out."""
     m = trace.memory
     out = []
     ops = _op_at_records(trace)
     for device in devices(m):
         rows = np.flatnonzero(_mask(m, device))
+        if t0 is not None and t1 is not None:
+            before = rows[m.ts[rows] < t0]
+            carried = before[np.argsort(m.ts[before], kind="stable")[-1:]]
+            rows = np.concatenate([carried, rows[(m.ts[rows] >= t0) & (m.ts[rows] < t1)]])
+            if len(rows) == 0:
+                continue
         top = rows[int(np.argmax(m.allocated[rows]))]
         out.append(
             Peak(
                 device_name(*device),
                 int(m.allocated[top]),
                 int(m.reserved[rows].max()),
-                int(m.ts[top]),
+                int(m.ts[top]) if t0 is None else max(int(m.ts[top]), t0),
                 int(ops[top]),
             )
         )

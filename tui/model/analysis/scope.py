@@ -18,6 +18,15 @@ class Scope:
     t1: int | None = None
     root: int = -1  # a slice row: its subtree
 
+    def window(self, trace: Trace) -> tuple[int, int] | None:
+        """The time the scope covers: its window, or its root's span (None: the whole trace)."""
+        if self.t0 is not None and self.t1 is not None:
+            return self.t0, self.t1
+        if self.root >= 0:
+            s = trace.slices
+            return int(s.start[self.root]), int(s.start[self.root] + s.dur[self.root])
+        return None
+
     def rows(self, trace: Trace) -> npt.NDArray[np.bool_]:
         s = trace.slices
         mask = np.ones(len(s), bool)

@@ -76,10 +76,21 @@ def step_rows(trace: Trace) -> list[StepRow]:
     )
 
 
-def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
-    """The summary of [t0, t1) (the profiled window by default), with every step's verdict."""
+def summarize(
+    trace: Trace, window: tuple[int, int] | None = None, scope: Scope | None = None
+) -> Summary:
+    """The summary of [t0, t1) (the scope's window, else the profiled window), with every step's
+    verdict. Memory peaks are those of the window, or of the trace without one.
+
+    A subtree scope covers its root's span and is judged as a step is: by the GPU work launched
+    there, wherever it ran; its memory ops are those of the subtree.
+    """
+    window = window or (scope.window(trace) if scope is not None else None)
     t0, t1 = window if window is not None else profiled_window(trace)
-    stats = op_stats(trace, Scope(t0, t1))
+    # The memory peaks of a scope without a window are those of the whole trace, as its table.
+    memory_window = (t0, t1) if window is not None else (None, None)
+    subtree = scope is not None and scope.root >= 0
+    stats = op_stats(trace, scope if subtree else Scope(t0, t1))
     gaps = idle_gaps(trace)
     att = attribute(trace)
     s = trace.slices
@@ -99,7 +110,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
             next((n for n, a, b in all_steps if a <= p.ts < b), None),
             trace.slice_name(p.op) if p.op >= 0 else None,
         )
-        for p in peaks(trace)
+        for p in peaks(trace, *memory_window)
     ]
     by_self = sorted(
         (
@@ -110,7 +121,7 @@ def summarize(trace: Trace, window: tuple[int, int] | None = None) -> Summary:
         reverse=True,
     )
     # One step's summary is that step's verdict, over its own GPU span, as in its strip row.
-    is_step = any((a, b) == (t0, t1) for _, a, b in all_steps)
+    is_step = subtree or any((a, b) == (t0, t1) for _, a, b in all_steps)
     verdict = judge_step(trace, t0, t1, names=True) if is_step else judge(trace, t0, t1)
     g0, g1 = verdict.window
     idle = gaps.idle_ns(g0, g1, whole_device=True)

@@ -317,7 +317,6 @@ def scope_report(
 
 
 def _scope_report(trace: Trace, scope: Scope, kernels: bool, sort: str | None) -> ScopeReport:
-    window = (scope.t0, scope.t1) if scope.t0 is not None and scope.t1 is not None else None
     table = table_for(kernels)
     ops = op_stats(trace, scope)
     rows: list[Row] = list(kernel_stats(trace, scope)) if kernels else ops
@@ -325,5 +324,5 @@ def _scope_report(trace: Trace, scope: Scope, kernels: bool, sort: str | None) -
     totals = Totals(sum(o.self_cpu_ns for o in ops), sum(o.self_cuda_ns for o in ops), gpu)
     key = sort or table.default_sort
     return ScopeReport(
-        summarize(trace, window), table, table.shown(trace), table.sort(rows, key), totals, key
+        summarize(trace, scope=scope), table, table.shown(trace), table.sort(rows, key), totals, key
     )
