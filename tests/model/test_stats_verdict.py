@@ -70,6 +70,21 @@ def test_cpu_columns_and_scopes(att):
     assert under["inner"].cuda_total_ns == 10 * US
 
 
+def test_children_overlapping_each_other_both_count_as_in_torch(tmp_path):
+    """torch's tree takes every op wholly inside another as its child, even when two children
+    overlap each other: the parent's Self CPU then goes negative, and so does ours."""
+    path = tmp_path / "overlap.json"
+    ops = [("parent", 0, 20), ("a", 0, 10), ("b", 5, 13)]  # a and b overlap by 5 us
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": n, "pid": 1, "tid": 1, "ts": ts, "dur": d}
+        for n, ts, d in ops
+    ]
+    path.write_text(json.dumps({"traceEvents": events}))
+    ops = _ops(load_trace(path))
+    assert (ops["parent"].self_cpu_ns, ops["parent"].cpu_total_ns) == (-3 * US, 20 * US)
+    assert (ops["a"].self_cpu_ns, ops["b"].self_cpu_ns) == (10 * US, 13 * US)
+
+
 def test_kernel_table(att):
     kernels = {k.name: k for k in kernel_stats(att)}
     assert list(kernels) == ["K2", "K1", "K3", "G", "orphan"]
