@@ -268,7 +268,7 @@ async def test_the_strip_names_the_scope_on_its_first_line(pane):
     assert first.startswith(" Kernels · scope view ")
 
 
-async def test_a_sort_keeps_the_columns_scrolled_where_they_are(shared):
+async def test_a_sort_by_a_column_in_view_keeps_the_columns_scrolled(shared):
     from tests.conftest import SHARED
 
     async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
@@ -277,7 +277,8 @@ async def test_a_sort_keeps_the_columns_scrolled_where_they_are(shared):
         await pilot.press(*["right"] * 8)
         x = table.scroll_offset.x
         assert x > 0
-        await pilot.press("7")
+        await pilot.press("5")  # a column in view: nothing scrolls
+        await pilot.pause()
         assert table.scroll_offset.x == x and table.cursor_row == 0
 
 
@@ -291,3 +292,29 @@ async def test_the_pane_opens_again_as_it_was_left(pane):
     assert again.state().sort == before.sort
     table = app.query_one(StatsTable)
     assert table.sort_key == before.sort[0] and table.descending == before.sort[2]
+
+
+async def test_a_sort_by_a_column_off_to_the_right_scrolls_it_into_view(shared):
+    from tests.conftest import SHARED
+
+    async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        for key in "9875":
+            await pilot.press(key)
+            await pilot.pause()
+            x, _, width, _ = table._get_column_region(int(key) - 1)
+            name_width = table._get_fixed_offset().left
+            shown = table.scroll_offset.x + name_width, table.scroll_offset.x + table.size.width
+            assert shown[0] <= x and x + width <= shown[1], (key, x, width, shown)
+
+
+async def test_an_empty_table_says_why_and_what_to_press():
+    async with loaded(DATA / "nested_cpu.json", (120, 40)) as (pilot, app):
+        await pilot.press("t", "x")
+        empty = app.query_one("#empty")
+        assert empty.display and "No GPU work in this trace" in str(empty.render())
+        await pilot.press("x", "slash", *"zzz")
+        assert "No op name holds “zzz”" in str(empty.render())
+        await pilot.press(*["backspace"] * 3)
+        assert not empty.display and app.query_one(StatsTable).row_count

@@ -43,6 +43,8 @@ class StatsPane(Vertical):
         overflow-y: auto; }
     StatsPane > #strip.open { max-height: 80%; }
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
+    StatsPane > #empty { height: auto; padding: 0 1; color: $warning; display: none; }
+    StatsPane > #empty.shown { display: block; }
     StatsPane > StatsTable { height: 1fr; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -85,6 +87,7 @@ class StatsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
         yield Input(placeholder="filter names", id="filter")
+        yield Static(id="empty")
         yield StatsTable(id="stats")
 
     @guarded
@@ -191,10 +194,32 @@ class StatsPane(Vertical):
             )
         self.query_one("#strip", Static).update(lines)
         table.show(report)
+        self._say_if_empty()
+
+    def _say_if_empty(self) -> None:
+        """An empty table says why, and what to press instead."""
+        table = self.query_one(StatsTable)
+        report = table.report
+        empty = self.query_one("#empty", Static)
+        what = "kernels" if self.kernels else "ops"
+        if report is None or table.row_count:
+            text = ""
+        elif report.rows:
+            text = (
+                f"No {what[:-1]} name holds “{printable(table.filter_text)}” "
+                f"({len(report.rows)} rows hidden): edit or clear the filter."
+            )
+        elif self.kernels and not scope_report(self.trace, Scope(), kernels=True).rows:
+            text = "No GPU work in this trace (it ran on the CPU only): x shows the ops."
+        else:
+            text = f"No {what} in scope {printable(self.scope_label)}: v for another scope."
+        empty.update(text)
+        empty.set_class(bool(text), "shown")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
         self.query_one(StatsTable).set_filter(event.value)
+        self._say_if_empty()
 
     def on_data_table_row_highlighted(self, event: StatsTable.RowHighlighted) -> None:
         self._chosen(jump=False)

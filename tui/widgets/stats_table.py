@@ -8,6 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
+from textual.geometry import Region
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
@@ -95,7 +96,7 @@ class StatsTable(DataTable[Text]):
         else:
             self.descending = columns[column].numeric  # times and counts: largest first
         self.sort_key, self.sort_column = key, column
-        self._fill()
+        self._fill(reveal=column)
         self.action_first_row()  # the new top rows are what a sort is pressed for
 
     def action_first_row(self) -> None:
@@ -122,7 +123,9 @@ class StatsTable(DataTable[Text]):
         rows.sort(key=column.value, reverse=self.descending)
         return rows
 
-    def _fill(self) -> None:
+    def _fill(self, reveal: int = -1) -> None:
+        """Rows and columns again, keeping the cursor's row and the columns' scroll, or
+        scrolling column `reveal` into view (a sort by a column off to the right)."""
         keep = None
         if self.row_count and 0 <= self.cursor_row < self.row_count:
             keep = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
@@ -147,7 +150,15 @@ class StatsTable(DataTable[Text]):
             except RowDoesNotExist:  # filtered out
                 self.move_cursor(row=0)
         self.refresh()
-        self.call_after_refresh(self.scroll_to, x=across, animate=False)
+        self.call_after_refresh(self._scroll_columns, across, reveal)
+
+    def _scroll_columns(self, across: float, reveal: int) -> None:
+        self.scroll_to(x=across, animate=False)
+        if 0 < reveal < len(self.columns):  # the fixed Name column is always in view
+            x, _, width, _ = self._get_column_region(reveal)
+            offset = self._get_fixed_offset()
+            region = Region(x, int(self.scroll_y) + offset.top, width, 1)
+            self.scroll_to_region(region, animate=False, spacing=offset, force=True)
 
     def _report_cells(self, report: ScopeReport) -> dict[str, list[Text]]:
         key = (id(report), self.name_width, self.narrow)
