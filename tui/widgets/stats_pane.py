@@ -213,7 +213,7 @@ class StatsPane(Vertical):
             text = "No GPU work in this trace (it ran on the CPU only): x shows the ops."
         else:
             text = f"No {what} in scope {printable(self.scope_label)}: v for another scope."
-        empty.update(text)
+        empty.update(Text(text))  # the filter holds what the user typed: never markup
         empty.set_class(bool(text), "shown")
 
     def on_input_changed(self, event: Input.Changed) -> None:
