@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from tui.model.analysis.rank_compare import compare
+from tui.model.analysis.rank_stats import RankStats
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.footprint import available_memory, estimate_memory
+from tui.model.ingest.rank_folder import RankFiles, rank_files
 from tui.model.ingest.source import check_start, max_stream_bytes, no_traces_reason, scan_folder
 from tui.model.present.info import report, summary
+from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
 from tui.model.present.tables import KERNELS, OPS, scope_report
 from tui.model.text import printable
@@ -88,6 +92,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
         "--yes",
         action="store_true",
         help="load even when the trace may need more memory than is free",
+    )
+    parser.add_argument(
+        "--workers",
+        type=_positive,
+        help="processes for a folder of rank traces (default: one per core, or "
+        "TRACE_TUI_WORKERS; small sets run in one)",
     )
 
 
@@ -166,6 +176,12 @@ def _main(args: list[str]) -> int:
     return app.return_code or 0
 
 
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"not a number of 1 or more: {text!r}")
+    return int(text)
+
+
 def _step_number(text: str) -> int:
     """`--step 7` or `--step ProfilerStep#7`."""
     number = text.removeprefix("ProfilerStep#")
@@ -204,6 +220,9 @@ def _summary(args: list[str]) -> int:
         return _fail(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
     if opts.top < 0:
         return _fail("--top must be 0 or more", 2)
+    ranks = _rank_set(opts.path)
+    if ranks is not None:
+        return _rank_summary(ranks, opts)
     trace = _load(opts)
     if trace is None:
         return 1
@@ -222,6 +241,43 @@ def _summary(args: list[str]) -> int:
         return 0
     step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
     sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown", step))
+    return 0
+
+
+def _rank_set(path: str | None) -> RankFiles | None:
+    """The rank set a folder holds (None: not a folder of one job's ranks, said when mixed)."""
+    if path is None or not Path(path).is_dir():
+        return None
+    ranks = rank_files(path)
+    if ranks is not None and ranks.mixed is not None:
+        print(
+            f"{PROG}: {printable(path)}: {ranks.mixed}: not compared as ranks; the newest "
+            "trace is used",
+            file=sys.stderr,
+        )
+        return None
+    return ranks
+
+
+def _rank_summary(ranks: RankFiles, opts: argparse.Namespace) -> int:
+    """`summary DIR` on a rank set: the rank table and the collectives that waited longest."""
+    from tui.model.present import rank_report
+
+    results = summarise_ranks(ranks, opts.workers, use_cache=not opts.no_cache)
+    stats = [r for r in results if isinstance(r, RankStats)]
+    failed = [r for r in results if isinstance(r, RankFailed)]
+    if len(stats) < 2:
+        for f in failed:
+            _fail(f.error)
+        return _fail(f"{ranks.folder}: fewer than two ranks could be read")
+    report = compare(stats)
+    report.notes[:0] = ranks.notes()
+    top = opts.top
+    if opts.format == "json":
+        sys.stdout.buffer.write(rank_report.as_json(ranks.folder, report, failed, top))
+    else:
+        markdown = opts.format == "markdown"
+        sys.stdout.write(rank_report.as_text(ranks.folder, report, failed, top, markdown))
     return 0
 
 

@@ -1,0 +1,149 @@
+"""A rank's collectives: each communication kernel with its kind, process group, size and time.
+
+What a collective is and moves comes from the first of: the kernel's own args (newer Kineto
+copies `Collective name`, `In msg nelems`, `dtype`, `Process Group Name` onto it), the
+`record_param_comms` op around its launch, or the `nccl:<kind>` annotation around its launch
+(`Input Dims` and `Input type`). The kind falls back to the kernel's name
+(`ncclDevKernel_AllGather_RING_LL` -> allgather).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..trace import Trace
+from .attribution import attribute
+from .gpu_time import COMM, work_class
+
+# Bytes per element of the dtypes torch writes in the comms args ("Float", "BFloat16") and in
+# `Input type` ("float", "c10::BFloat16").
+_DTYPE_BYTES = {
+    "float": 4,
+    "float32": 4,
+    "double": 8,
+    "float64": 8,
+    "half": 2,
+    "float16": 2,
+    "bfloat16": 2,
+    "int": 4,
+    "int32": 4,
+    "long": 8,
+    "int64": 8,
+    "short": 2,
+    "int16": 2,
+    "char": 1,
+    "byte": 1,
+    "int8": 1,
+    "uint8": 1,
+    "bool": 1,
+}
+_KERNEL_KIND = re.compile(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+?)(?:_|\(|$)", re.IGNORECASE)
+_ANNOTATION_KIND = re.compile(r"^(?:nccl|rccl|gloo):(.+)$")
+
+
+@dataclass(frozen=True)
+class Collective:
+    """One communication kernel on one rank (times in ns from the trace's start)."""
+
+    kind: str  # allreduce, allgather, reduce_scatter, alltoall, broadcast, sendrecv, ...
+    group: str  # the process group's name ("" when the trace does not say)
+    seq: int | None  # the process group's sequence number, where the trace carries it
+    start_ns: int
+    dur_ns: int
+    bytes: int | None  # the collective's size as nccl-tests counts it (None: not in the args)
+    group_size: int | None
+
+
+def normalise_kind(text: str) -> str:
+    """`all_reduce`, `AllReduce`, `_allgather_base` -> allreduce, allgather."""
+    kind = text.strip().lower().strip("_").removesuffix("_base").removesuffix("_coalesced")
+    kind = kind.replace("all_to_all", "alltoall").replace("_", "")
+    return {"reducescatter": "reduce_scatter", "reducescatterv": "reduce_scatter"}.get(kind, kind)
+
+
+def collectives(trace: Trace) -> list[Collective]:
+    """The trace's communication kernels, by start (computed once per trace)."""
+    return trace.derive("collectives", lambda: _collectives(trace))
+
+
+def _collectives(trace: Trace) -> list[Collective]:
+    s = trace.slices
+    att = attribute(trace)
+    comm = np.flatnonzero(work_class(trace) == COMM)
+    comm = comm[np.argsort(s.start[att.work[comm]], kind="stable")]
+    out = []
+    for i in comm.tolist():
+        row = int(att.work[i])
+        found = _described(trace, row, int(att.launch[i]))
+        name = trace.slice_name(row)
+        kind = found.get("kind") or _kind_from_name(name)
+        out.append(
+            Collective(
+                kind,
+                found.get("group", ""),
+                found.get("seq"),
+                int(s.start[row]),
+                int(s.dur[row]),
+                found.get("bytes"),
+                found.get("group_size"),
+            )
+        )
+    return out
+
+
+def _kind_from_name(name: str) -> str:
+    match = _KERNEL_KIND.search(name)
+    return normalise_kind(match.group(1)) if match else name.split("(")[0]
+
+
+def _described(trace: Trace, kernel: int, launch: int) -> dict[str, Any]:
+    """What the args say of the collective: the kernel's, then the ops around its launch."""
+    found: dict[str, Any] = {}
+    _read_comms_args(trace.args_reader.args(int(trace.slices.event[kernel])), found)
+    s = trace.slices
+    up = launch
+    while up >= 0 and not {"kind", "bytes"} <= found.keys():
+        name = trace.slice_name(up)
+        if name == "record_param_comms":
+            _read_comms_args(trace.args_reader.args(int(s.event[up])), found)
+        elif match := _ANNOTATION_KIND.match(name):
+            found.setdefault("kind", normalise_kind(match.group(1)))
+            _read_input_size(trace.args_reader.args(int(s.event[up])), found)
+        up = int(s.parent[up])
+    return found
+
+
+def _read_comms_args(args: Any, found: dict[str, Any]) -> None:
+    if not isinstance(args, dict):
+        return
+    if isinstance(args.get("Collective name"), str) and args["Collective name"]:
+        found.setdefault("kind", normalise_kind(args["Collective name"]))
+    if args.get("Process Group Name") not in (None, ""):
+        found.setdefault("group", str(args["Process Group Name"]))
+    if isinstance(args.get("Seq"), int):
+        found.setdefault("seq", args["Seq"])
+    if isinstance(args.get("Group size"), int):
+        found.setdefault("group_size", args["Group size"])
+    elements = [args.get(k) for k in ("In msg nelems", "Out msg nelems")]
+    counts = [n for n in elements if isinstance(n, int) and n >= 0]
+    size = _DTYPE_BYTES.get(str(args.get("dtype", "")).lower())
+    if counts and size:
+        # nccl-tests' size: the larger buffer (all-gather's output, reduce-scatter's input).
+        found.setdefault("bytes", max(counts) * size)
+
+
+def _read_input_size(args: Any, found: dict[str, Any]) -> None:
+    if not isinstance(args, dict) or "bytes" in found:
+        return
+    dims, types = args.get("Input Dims"), args.get("Input type")
+    if not (isinstance(dims, list) and isinstance(types, list) and dims and types):
+        return
+    shape, dtype = dims[0], str(types[0]).lower().removeprefix("c10::")
+    size = _DTYPE_BYTES.get(dtype)
+    if size and isinstance(shape, list) and all(isinstance(d, int) for d in shape):
+        found["bytes"] = math.prod(shape) * size

@@ -1,0 +1,106 @@
+"""A folder of rank traces: one trace per rank of a distributed job, told from other folders.
+
+A trace's rank is its `distributedInfo.rank` (Kineto writes it before the events, so the file's
+start holds it), else a `rank3` / `worker3` in its name. A folder whose traces name two ranks or
+more of one job is a rank set; a folder of one rank's traces, or of several jobs' (world sizes
+that differ, traces naming no rank), opens as before: its newest trace.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import msgspec
+
+from .source import GZIP_MAGIC, scan_folder
+
+_HEAD_BYTES = 1 << 16
+_DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
+_RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
+
+
+def rank_from_name(path: str | os.PathLike[str]) -> int | None:
+    match = _RANK_IN_NAME.search(Path(path).name)
+    return int(match.group(1)) if match else None
+
+
+def head_rank(path: Path) -> tuple[int | None, int | None]:
+    """(rank, world size) from the `distributedInfo` at the file's start, else the rank in its
+    name (and no world size)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(_HEAD_BYTES)
+        if head.startswith(GZIP_MAGIC):
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, _HEAD_BYTES)
+    except (OSError, zlib.error):
+        return rank_from_name(path), None
+    match = _DISTRIBUTED.search(head)
+    info = None
+    if match:
+        try:
+            info = msgspec.json.decode(match.group(1))
+        except msgspec.DecodeError:
+            info = None
+    if isinstance(info, dict):
+        rank, size = info.get("rank"), info.get("world_size")
+        if isinstance(rank, int) and not isinstance(rank, bool):
+            return rank, size if isinstance(size, int) and not isinstance(size, bool) else None
+    return rank_from_name(path), None
+
+
+@dataclass(frozen=True)
+class RankFiles:
+    """The newest trace of each rank, by rank, and what was left out."""
+
+    folder: str
+    files: dict[int, Path]
+    unranked: list[Path] = field(default_factory=list)  # traces with no rank to go by
+    older: int = 0  # older traces of a rank already in `files`
+    world_sizes: tuple[int, ...] = ()
+
+    @property
+    def mixed(self) -> str | None:
+        """Why the folder holds more than one job's ranks (None: it holds one)."""
+        if len(self.world_sizes) > 1:
+            return f"traces of several jobs (world sizes {', '.join(map(str, self.world_sizes))})"
+        if self.unranked:
+            return f"{len(self.unranked)} of its traces name no rank"
+        return None
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.older:
+            out.append(f"{self.older} older traces of the same ranks left out (newest kept)")
+        if self.unranked:
+            names = ", ".join(p.name for p in self.unranked[:3])
+            more = ", ..." if len(self.unranked) > 3 else ""
+            out.append(f"{len(self.unranked)} traces name no rank and are left out: {names}{more}")
+        return out
+
+
+def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
+    """The folder's rank traces, or None when it is not a rank set (fewer than two ranks)."""
+    traces, _ = scan_folder(folder)  # newest first
+    files: dict[int, Path] = {}
+    unranked: list[Path] = []
+    older = 0
+    sizes: set[int] = set()
+    for path in traces:
+        rank, size = head_rank(path)
+        if size is not None:
+            sizes.add(size)
+        if rank is None:
+            unranked.append(path)
+        elif rank in files:
+            older += 1
+        else:
+            files[rank] = path
+    if len(files) < 2:
+        return None
+    return RankFiles(
+        str(folder), dict(sorted(files.items())), unranked, older, tuple(sorted(sizes))
+    )

@@ -1,0 +1,101 @@
+"""The summary pass over a rank set: each rank's trace loaded and summarised in a worker
+process, only its small `RankStats` sent back, so memory holds a few ranks at a time whatever
+their number. Any `concurrent.futures.Executor` will do (a cluster's, one day); by default a
+process pool sized to the machine's cores (`TRACE_TUI_WORKERS` overrides).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..analysis.rank_stats import RankStats, rank_stats
+from ..errors import TraceError
+from ..ingest import load_trace
+from ..ingest.cache import ModelCache
+from ..ingest.rank_folder import RankFiles
+
+# Below this many bytes of traces in all, starting worker processes costs more than it saves.
+POOL_FROM_BYTES = 32 << 20
+
+
+@dataclass(frozen=True)
+class RankFailed:
+    """A rank whose trace could not be read: its one-line error."""
+
+    rank: int
+    path: str
+    error: str
+
+
+def default_workers() -> int:
+    """TRACE_TUI_WORKERS, else the cores this process may use."""
+    wanted = os.environ.get("TRACE_TUI_WORKERS", "")
+    if wanted.isdigit() and int(wanted) > 0:
+        return int(wanted)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def summarise_rank(rank: int, path: str, use_cache: bool) -> RankStats | RankFailed:
+    """One rank, in a worker: load (through the model cache) and summarise."""
+    try:
+        trace = load_trace(path, cache=ModelCache() if use_cache else None)
+        return rank_stats(trace, named_rank=rank)
+    except TraceError as e:
+        return RankFailed(rank, path, str(e))
+    except Exception as e:  # a bug on one rank must not lose the others
+        return RankFailed(rank, path, f"{path}: cannot summarise ({type(e).__name__}: {e})")
+
+
+def summarise_ranks(
+    ranks: RankFiles,
+    workers: int | None = None,
+    use_cache: bool = True,
+    executor: Executor | None = None,
+    done: Callable[[int, int], None] | None = None,
+) -> list[RankStats | RankFailed]:
+    """Every rank of the set, by rank. `done(finished, total)` is called as ranks finish.
+
+    Without `workers`, a small set (under POOL_FROM_BYTES) is summarised in this process.
+    """
+    jobs = [(rank, str(Path(path))) for rank, path in ranks.files.items()]
+    if workers is None:
+        small = sum(_size(p) for _, p in jobs) < POOL_FROM_BYTES
+        workers = 1 if small else default_workers()
+    workers = min(workers, len(jobs))
+    results: dict[int, RankStats | RankFailed] = {}
+    if executor is None and workers <= 1:
+        for rank, path in jobs:
+            results[rank] = summarise_rank(rank, path, use_cache)
+            if done is not None:
+                done(len(results), len(jobs))
+        return [results[r] for r, _ in jobs]
+    # Fresh interpreters: the viewer's threads must not be forked into the workers.
+    pool = executor or ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"))
+    try:
+        futures = {pool.submit(summarise_rank, rank, path, use_cache): rank for rank, path in jobs}
+        for future in as_completed(futures):
+            rank = futures[future]
+            try:
+                results[rank] = future.result()
+            except BrokenProcessPool:  # a worker killed (out of memory, say): that rank fails
+                path = dict(jobs)[rank]
+                results[rank] = RankFailed(rank, path, f"{path}: its worker process died")
+            if done is not None:
+                done(len(results), len(jobs))
+    finally:
+        if executor is None:
+            pool.shutdown(cancel_futures=True)
+    return [results[r] for r, _ in jobs]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
