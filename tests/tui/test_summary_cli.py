@@ -107,3 +107,39 @@ def test_step_takes_its_number_or_its_name():
     assert by_name.returncode == 0 and by_name.stdout.splitlines()[0].endswith("(ProfilerStep#2)")
     bad = run("summary", str(DATA / "nested_cpu.json"), "--step", "two")
     assert bad.returncode == 2 and "not a step number: 'two'" in bad.stderr
+
+
+def test_a_folder_of_rank_traces_gives_the_rank_table(tmp_path):
+    from tests.bench.make_rank_set import write_rank_set
+
+    write_rank_set(tmp_path, ranks=4, steps=3, slow_rank=2, slow_step=1)
+    done = run("summary", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.splitlines()
+    assert out[2].startswith("straggler: rank 2 (last to arrive at 1 of 3 collectives")
+    rows = [line.split() for line in out if line[:1].isdigit()][:4]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3"] and rows[2][-1] == "straggler"
+    assert "11.2 ms*" in done.stdout  # rank 2's own work in its slow step
+    doc = json.loads(run("summary", str(tmp_path), "--format", "json", "--top", "1").stdout)
+    assert (doc["straggler_rank"], len(doc["ranks"]), len(doc["collectives"])) == (2, 4, 1)
+    assert doc["collectives"][0]["waits_ns"] == {
+        "0": 4_000_000,
+        "1": 4_000_000,
+        "2": 0,
+        "3": 4_000_000,
+    }
+    assert [s["slow"] for s in doc["ranks"][2]["steps"]] == [False, True, False]
+    markdown = run("summary", str(tmp_path), "--format", "markdown").stdout
+    assert markdown.startswith("# Ranks of ") and "| 2 | " in markdown
+
+
+def test_a_folder_of_several_jobs_is_said_and_its_newest_trace_summarised(tmp_path):
+    from tests.bench.make_rank_set import write_rank_set
+
+    write_rank_set(tmp_path / "a", ranks=2, steps=1)
+    write_rank_set(tmp_path / "b", ranks=3, steps=1)
+    (tmp_path / "a" / "rank0.pt.trace.json").rename(tmp_path / "b" / "job_a_rank0.json")
+    done = run("summary", str(tmp_path / "b"))
+    assert done.returncode == 0
+    assert "traces of several jobs (world sizes 2, 3): not compared as ranks" in done.stderr
+    assert "Verdict" in done.stdout
