@@ -8,22 +8,27 @@ from typing import ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Input
 
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.ops import op_rows
+from tui.model.analysis.rank_compare import RankReport, compare
+from tui.model.analysis.rank_stats import RankStats
 from tui.model.analysis.steps import profiled_window
 from tui.model.analysis.verdict import Verdict, judge
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
+from tui.model.ingest.rank_folder import RankFiles
+from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
+from tui.widgets.rank_view import RankView
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import PaneState, StatsPane
 from tui.widgets.stats_table import StatsTable
@@ -57,6 +62,10 @@ class TraceApp(App[None]):
         Binding("x", "pane('toggle_kernels')", show=False),
         Binding("v", "pane('next_scope')", show=False),
         Binding("escape", "close_search", "Close search", show=False),
+        # A rank set's keys (the footer shows them only then: see check_action).
+        Binding("b", "back_to_ranks", "Ranks"),
+        Binding("less_than_sign", "other_rank(-1)", "Rank before, same time", show=False),
+        Binding("greater_than_sign", "other_rank(1)", "Rank after, same time", show=False),
     ]
 
     class TraceLoaded(Message):
@@ -73,6 +82,13 @@ class TraceApp(App[None]):
             super().__init__()
             self.error = error
 
+    class RanksLoaded(Message):
+        """Posted when every rank of a rank set was summarised."""
+
+        def __init__(self, report: RankReport, failed: list[RankFailed]) -> None:
+            super().__init__()
+            self.report, self.failed = report, failed
+
     class LoadProgressed(Message):
         """Posted about every quarter second while the trace loads."""
 
@@ -81,10 +97,21 @@ class TraceApp(App[None]):
             self.done, self.total, self.events = done, total, events
 
     def __init__(
-        self, path: str, cache: ModelCache | None = None, shown_as: str | None = None
+        self,
+        path: str,
+        cache: ModelCache | None = None,
+        shown_as: str | None = None,
+        ranks: RankFiles | None = None,
+        workers: int | None = None,
+        notice: str | None = None,
     ) -> None:
         super().__init__()
+        self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         self.path = path
+        self.ranks, self.rank_workers = ranks, workers  # a folder of one job's rank traces
+        self.rank: int | None = None  # the rank whose timeline is shown
+        # The absolute window to show once the next rank's trace is loaded (`<`, `>`).
+        self._keep_window: tuple[int, int] | None = None
         self.shown_as = shown_as  # what the header calls the trace (standard input's spool)
         self.cache = cache
         self._cancelled = False
@@ -101,7 +128,99 @@ class TraceApp(App[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        if self.notice is not None:
+            self.notify(self.notice, timeout=8, markup=False)
+        if self.ranks is not None:
+            self.load_ranks()
+        else:
+            self.load()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("back_to_ranks", "other_rank"):
+            return self.ranks is not None and self.rank is not None
+        if action in ("search", "toggle_stats") and self.ranks is not None:
+            return self.trace is not None  # not on the rank table
+        return True
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def load_ranks(self) -> None:
+        """Summarise every rank off the event loop (in worker processes for a big set)."""
+        ranks = self.ranks
+        assert ranks is not None
+        use_cache = self.cache is not None
+
+        def done(finished: int, total: int) -> None:
+            if self._cancelled:
+                raise LoadCancelled
+            self.call_from_thread(self.query_one(LoadProgress).update_ranks, finished, total)
+
+        try:
+            results = summarise_ranks(ranks, self.rank_workers, use_cache, done=done)
+        except LoadCancelled:
+            return
+        stats = [r for r in results if isinstance(r, RankStats)]
+        failed = [r for r in results if isinstance(r, RankFailed)]
+        if len(stats) < 2:
+            errors = "; ".join(f.error for f in failed)
+            self.post_message(
+                self.LoadFailed(f"{ranks.folder}: fewer than two ranks could be read: {errors}")
+            )
+            return
+        report = compare(stats)
+        report.notes[:0] = ranks.notes()
+        self.post_message(self.RanksLoaded(report, failed))
+
+    async def on_trace_app_ranks_loaded(self, message: RanksLoaded) -> None:
+        await self.query_one(LoadProgress).remove()
+        assert self.ranks is not None
+        await self.mount(
+            RankView(self.ranks.folder, message.report, message.failed),
+            before=self.query_one(Footer),
+        )
+
+    async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
+        await self._open_rank(message.rank)
+
+    async def _open_rank(self, rank: int) -> None:
+        """Show `rank`'s timeline in place of the rank table (loaded through the cache)."""
+        assert self.ranks is not None
+        self.rank = rank
+        self.path = str(self.ranks.files[rank])
+        self.shown_as = f"rank {rank} · {self.ranks.files[rank].name}"
+        self.sub_title = printable(f"rank {rank}: {self.path}")
+        for view in self.query("#trace-view"):
+            await view.remove()
+        self.trace = None
+        for ranks in self.query(RankView):
+            ranks.display = False
+        await self.mount(LoadProgress(self.path), before=self.query_one(Footer))
+        self.refresh_bindings()
         self.load()
+
+    async def action_back_to_ranks(self) -> None:
+        if self.ranks is None or self.rank is None:
+            return
+        self._cancelled = False
+        for view in [*self.query("#trace-view"), *self.query(LoadProgress)]:
+            await view.remove()
+        self.trace, self.rank = None, None
+        self.sub_title = printable(self.ranks.folder)
+        for ranks in self.query(RankView):
+            ranks.display = True
+            ranks.query_one("#ranks").focus()
+        self.refresh_bindings()
+
+    async def action_other_rank(self, step: int) -> None:
+        """The next or previous rank's timeline, at the same time (the traces' own clock)."""
+        if self.ranks is None or self.rank is None or self.trace is None:
+            return
+        order = list(self.ranks.files)
+        rank = order[(order.index(self.rank) + step) % len(order)]
+        timeline = self.query_one(Timeline)
+        base = self.trace.base_time_ns
+        t0, t1 = timeline.window
+        self._keep_window = (base + t0, base + t1) if base is not None else None
+        await self._open_rank(rank)
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load(self) -> None:
@@ -140,7 +259,11 @@ class TraceApp(App[None]):
     def on_trace_app_load_progressed(self, message: LoadProgressed) -> None:
         self.query_one(LoadProgress).update_progress(message.done, message.total, message.events)
 
-    def on_trace_app_load_failed(self, message: LoadFailed) -> None:
+    async def on_trace_app_load_failed(self, message: LoadFailed) -> None:
+        if self.ranks is not None and self.rank is not None:  # one rank: the others still show
+            await self.action_back_to_ranks()
+            self.notify(message.error, severity="error", timeout=8, markup=False)
+            return
         self.load_error = message.error
         self.exit(return_code=1)
 
@@ -158,15 +281,21 @@ class TraceApp(App[None]):
         await self.query_one(LoadProgress).remove()
         search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
         search.display = False
-        await self.mount(
+        view = Vertical(
             TraceSummary(message.trace, self.shown_as),
             TimeRuler(),
             timeline,
             VerticalScroll(SliceDetails(message.verdict), id="details"),
             search,
-            before=self.query_one(Footer),
+            id="trace-view",
         )
+        await self.mount(view, before=self.query_one(Footer))
+        kept, self._keep_window = self._keep_window, None
+        if kept is not None and message.trace.base_time_ns is not None:
+            base = message.trace.base_time_ns
+            timeline.set_window((kept[0] - base, kept[1] - base))
         timeline.focus()
+        self.refresh_bindings()
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
@@ -235,11 +364,21 @@ class TraceApp(App[None]):
 
     def action_help(self) -> None:
         forwarded = {"pane('toggle_kernels')", "pane('next_scope')"}
-        own = [b for b in self.BINDINGS if not (isinstance(b, Binding) and b.action in forwarded)]
+        rank_keys = {"back_to_ranks", "other_rank(-1)", "other_rank(1)"}
+
+        def own(b: BindingType) -> bool:
+            return not (isinstance(b, Binding) and b.action in forwarded | rank_keys)
+
+        ranks = [b for b in self.BINDINGS if isinstance(b, Binding) and b.action in rank_keys]
         sections = [
+            *(
+                [("Ranks (a folder of rank traces)", [*RankView.BINDINGS, *ranks])]
+                if self.ranks
+                else []
+            ),
             ("Timeline", Timeline.BINDINGS),
             ("Stats pane (t)", [*StatsPane.BINDINGS, *StatsTable.BINDINGS, *_PAGING]),
-            ("Anywhere", own),
+            ("Anywhere", [b for b in self.BINDINGS if own(b)]),
         ]
         self.push_screen(HelpScreen(sections))
 

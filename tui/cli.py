@@ -45,12 +45,23 @@ def default_sample() -> Path:
 
 
 def make_app(
-    path: str | Path, cache: ModelCache | None = None, shown_as: str | None = None
+    path: str | Path,
+    cache: ModelCache | None = None,
+    shown_as: str | None = None,
+    workers: int | None = None,
 ) -> TraceApp:
-    """The viewer for one trace (tests drive this with Pilot)."""
+    """The viewer for one trace, or for a folder of one job's rank traces: its rank table
+    (tests drive this with Pilot)."""
     from tui.app import TraceApp
 
-    return TraceApp(str(path), cache, shown_as)
+    notice = None
+    ranks = None
+    if Path(path).is_dir():
+        ranks = rank_files(path)
+        if ranks is not None and ranks.mixed is not None:
+            notice = f"{path}: {ranks.mixed}: not compared as ranks; showing the newest trace"
+            ranks = None
+    return TraceApp(str(path), cache, shown_as, ranks, workers, notice)
 
 
 def _cache(opts: argparse.Namespace) -> ModelCache | None:
@@ -169,7 +180,7 @@ def _main(args: list[str]) -> int:
         return _fail("the viewer needs a terminal; for text output use: trace-tui info FILE", 2)
     if not _enough_memory(path, opts, ask=True):
         return 1
-    app = make_app(path, _cache(opts), shown_as)
+    app = make_app(path, _cache(opts), shown_as, opts.workers)
     app.run()
     if app.load_error is not None:
         return _fail(app.load_error)

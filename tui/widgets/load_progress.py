@@ -24,6 +24,12 @@ class LoadProgress(Vertical):
         yield ProgressBar(total=100, show_eta=True, id="load-bar")
         yield Static(Text(""), id="load-detail")
 
+    def update_ranks(self, done: int, total: int) -> None:
+        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
+        self.query_one("#load-detail", Static).update(
+            Text(f"{done:,} of {total:,} ranks summarised")
+        )
+
     def update_progress(self, done: int, total: int, events: int) -> None:
         self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
         detail = f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {events:,} events"

@@ -43,6 +43,7 @@ def _marks(report: RankReport, row: RankRow) -> str:
 
 RANK_HEADERS = [
     "Rank",
+    "Mark",
     "Step (median)",
     "Slowest step",
     "GPU busy",
@@ -53,17 +54,20 @@ RANK_HEADERS = [
     "Coll. wait",
     "Arrival",
     "Verdict",
-    "",
 ]
 
 
 def rank_cells(report: RankReport, row: RankRow) -> list[str]:
     """One rank's row as text, for the table here and in the viewer."""
     s = row.stats
-    slowest = f"{row.slowest_step[0]} {_duration(row.slowest_step[1])}" if row.slowest_step else "-"
+    slowest = "-"
+    if row.slowest_step:
+        name, dur = row.slowest_step
+        slowest = f"{name.removeprefix('ProfilerStep')} {_duration(dur)}"
     busy = f"{s.busy_ns / s.window_ns:.1%}" if s.window_ns else "-"
     return [
         str(row.rank),
+        _marks(report, row) or "-",
         _duration(row.step_median_ns),
         slowest,
         busy,
@@ -74,7 +78,6 @@ def rank_cells(report: RankReport, row: RankRow) -> list[str]:
         _duration(row.wait_ns),
         f"+{_duration(row.arrival_ns)}" if row.arrival_ns is not None else "-",
         s.verdict,
-        _marks(report, row),
     ]
 
 

@@ -1,0 +1,93 @@
+"""A folder of rank traces in the viewer: the rank table, a rank's timeline and back, and the
+same time window on another rank."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.make_rank_set import write_rank_set
+from tests.tui.helpers import loaded
+from tui.widgets.rank_view import RankView
+from tui.widgets.timeline import Timeline
+
+
+@pytest.fixture(scope="module")
+def ranks(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("ranks")
+    write_rank_set(folder, ranks=4, steps=3, slow_rank=2, slow_step=1)
+    return folder
+
+
+def _cells(table, row):
+    return [str(c) for c in table.get_row_at(row)]
+
+
+async def test_a_rank_folder_opens_on_its_rank_table(ranks):
+    async with loaded(ranks, (120, 40)) as (_pilot, app):
+        view = app.query_one(RankView)
+        table = view.query_one("#ranks")
+        assert app.focused is table and table.row_count == 4
+        assert _cells(table, 2)[:2] == ["2", "straggler"]
+        head = str(view.query_one("#rank-head").render())
+        assert "straggler: rank 2 (last to arrive at 1 of 3 collectives" in head
+        matrix = str(view.query_one("#matrix").render())
+        assert "11.2 ms*" in matrix and matrix.count("*") == 2  # the title's and the cell's
+        assert view.query_one("#collectives").row_count == 3
+        assert not app.query(Timeline)
+
+
+async def test_enter_opens_a_ranks_timeline_and_b_comes_back(ranks):
+    async with loaded(ranks, (120, 40)) as (pilot, app):
+        await pilot.press("down", "down", "enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        assert app.rank == 2 and timeline.trace.path.endswith("rank2.pt.trace.json")
+        assert not app.query_one(RankView).display and app.focused is timeline
+        await pilot.press("b")
+        assert app.query_one(RankView).display and not app.query(Timeline)
+        assert app.focused is app.query_one("#ranks") and app.rank is None
+
+
+async def test_another_rank_opens_at_the_same_time(ranks):
+    async with loaded(ranks, (120, 40)) as (pilot, app):
+        await pilot.press("enter")  # rank 0
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("w", "w", "d")
+        timeline = app.query_one(Timeline)
+        base = timeline.trace.base_time_ns
+        shown = tuple(base + t for t in timeline.window)
+        await pilot.press("greater_than_sign")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        assert app.rank == 1 and timeline.trace.path.endswith("rank1.pt.trace.json")
+        assert tuple(timeline.trace.base_time_ns + t for t in timeline.window) == shown
+        await pilot.press("less_than_sign", "less_than_sign")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.rank == 3  # around the end
+
+
+async def test_a_rank_that_fails_is_listed_and_the_rest_shown(tmp_path):
+    write_rank_set(tmp_path, ranks=3, steps=1)
+    (tmp_path / "rank1.pt.trace.json").write_text(
+        '{"distributedInfo": {"rank": 1}, "traceEvents": 7}'
+    )
+    async with loaded(tmp_path, (120, 40)) as (_pilot, app):
+        view = app.query_one(RankView)
+        assert view.query_one("#ranks").row_count == 2
+        assert "failed: rank 1: " in str(view.query_one("#rank-head").render())
+
+
+async def test_at_80x24_every_rank_and_its_mark_are_on_screen(ranks):
+    async with loaded(ranks, (80, 24)) as (_pilot, app):
+        table = app.query_one("#ranks")
+        lines = [table.render_line(y).text for y in range(table.size.height)]
+        assert [line.split()[:2] for line in lines[1:5]] == [
+            ["0", "-"],
+            ["1", "-"],
+            ["2", "straggler"],
+            ["3", "-"],
+        ]
