@@ -358,6 +358,11 @@ class TraceApp(App[None]):
             return
         timeline = self.query_one(Timeline)
         rows = op_rows(self.trace, message.name)
+        # The slices the row counts: those of its scope (a kernel's subtree: all of them).
+        scope = message.scope
+        if not (message.kernels and scope.root >= 0):
+            inside = rows[scope.rows(self.trace)[rows]]
+            rows = inside if len(inside) else rows
         timeline.set_matches(rows)
         if message.jump:
             timeline.show_longest(rows)

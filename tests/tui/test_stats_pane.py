@@ -318,3 +318,34 @@ async def test_an_empty_table_says_why_and_what_to_press():
         assert "No op name holds “zzz”" in str(empty.render())
         await pilot.press(*["backspace"] * 3)
         assert not empty.display and app.query_one(StatsTable).row_count
+
+
+async def test_enter_goes_to_the_longest_call_inside_the_scope():
+    async with loaded(DATA / "nested_cpu.json", (120, 40)) as (pilot, app):
+        await pilot.press("t", "v", "v")
+        pane = app.query_one(StatsPane)
+        assert pane.scope_label == "step ProfilerStep#1"
+        await pilot.press("slash", *"addmm", "tab", "enter")
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        # The 30 us call of ProfilerStep#1, not the longer 35 us one of ProfilerStep#2.
+        assert timeline.trace.slices.start[timeline.selected] == 20_000
+
+
+async def test_the_name_column_keeps_its_width_after_a_resize_and_a_filter(shared):
+    from tests.conftest import SHARED
+
+    async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        await pilot.resize_terminal(160, 45)
+        await pilot.pause(0.2)
+        assert table.render_line(1).text.startswith(" torch/nn/modules/module.py(1743): _call_impl")
+        await pilot.press("slash", "X")
+        await pilot.pause(0.2)
+        name = table.get_cell_at((0, 0))
+        assert table.render_line(1).text.startswith(
+            f" {name}".ljust(table.ordered_columns[0].width)
+        )
+        await pilot.press("y", "tab", "tab", "backspace")  # back into the filter: it edits
+        assert app.query_one("#filter").value == "X"

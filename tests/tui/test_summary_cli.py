@@ -143,3 +143,8 @@ def test_a_folder_of_several_jobs_is_said_and_its_newest_trace_summarised(tmp_pa
     assert done.returncode == 0
     assert "traces of several jobs (world sizes 2, 3): not compared as ranks" in done.stderr
     assert "Verdict" in done.stdout
+
+
+def test_an_empty_kernel_table_says_so():
+    done = run("summary", str(DATA / "nested_cpu.json"), "--kernels")
+    assert done.returncode == 0 and done.stdout.rstrip().endswith("No GPU work in this trace.")

@@ -45,7 +45,7 @@ class StatsPane(Vertical):
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > #empty { height: auto; padding: 0 1; color: $warning; display: none; }
     StatsPane > #empty.shown { display: block; }
-    StatsPane > StatsTable { height: 1fr; }
+    StatsPane > StatsTable { height: 1fr; min-height: 5; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
@@ -63,9 +63,9 @@ class StatsPane(Vertical):
     class RowChosen(Message):
         """Posted when a row is highlighted (jump=False) or selected with enter (jump=True)."""
 
-        def __init__(self, name: str, kernels: bool, jump: bool) -> None:
+        def __init__(self, name: str, kernels: bool, jump: bool, scope: Scope) -> None:
             super().__init__()
-            self.name, self.kernels, self.jump = name, kernels, jump
+            self.name, self.kernels, self.jump, self.scope = name, kernels, jump, scope
 
     def __init__(
         self,
@@ -86,7 +86,8 @@ class StatsPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
-        yield Input(placeholder="filter names", id="filter")
+        # Tab back into the filter edits it: it does not select (and so replace) what it holds.
+        yield Input(placeholder="filter names", id="filter", select_on_focus=False)
         yield Static(id="empty")
         yield StatsTable(id="stats")
 
@@ -188,7 +189,7 @@ class StatsPane(Vertical):
                 "   ".join(
                     f"{printable(s.name)} CPU {format_duration(s.dur_ns)} GPU "
                     f"{format_duration(s.verdict.evidence.launched_gpu_ns)} busy "
-                    f"{s.verdict.evidence.gpu_busy:.0%} {s.verdict.label}"
+                    f"{s.verdict.evidence.gpu_busy:.1%} {s.verdict.label}"
                     for s in summary.steps
                 )
             )
@@ -230,4 +231,4 @@ class StatsPane(Vertical):
     def _chosen(self, jump: bool) -> None:
         row = self.query_one(StatsTable).row_at_cursor()
         if row is not None:
-            self.post_message(self.RowChosen(row.name, self.kernels, jump))
+            self.post_message(self.RowChosen(row.name, self.kernels, jump, self.scope))

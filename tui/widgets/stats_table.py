@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
@@ -18,7 +19,7 @@ from tui.model.text import printable
 CELLS_KEPT = 8  # reports whose cells are kept
 # Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
 # (the trace keeps them), and making the cells is half the cost of filling the table.
-_CELLS: OrderedDict[tuple[int, int, bool], tuple[ScopeReport, dict[str, list[Text]]]] = (
+_CELLS: OrderedDict[tuple[int, int, bool], tuple[ScopeReport, dict[str, list[Text]], list[int]]] = (
     OrderedDict()
 )
 NAME_CELLS = 48  # kernel names run to hundreds of characters: the table shows their start
@@ -29,7 +30,7 @@ NARROW_BELOW = 120  # columns
 
 class StatsTable(DataTable[Text]):
     """Rows sorted on raw values by the spec's sort keys (the same keys as `summary --sort`);
-    a sort goes to the top, a filter or a new scope keeps the cursor on its row."""
+    a sort, a filter and a new scope go to the top (the rows there are new)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(
@@ -78,10 +79,12 @@ class StatsTable(DataTable[Text]):
             self.descending = report.table.column(report.sort).numeric
         self.report = report
         self._fill()
+        self.action_first_row()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text.casefold()
         self._fill()
+        self.action_first_row()
 
     def action_sort_by(self, column: int) -> None:
         columns = self.columns_spec
@@ -133,15 +136,18 @@ class StatsTable(DataTable[Text]):
         self.clear(columns=True)
         if self.report is None:
             return
+        cells, widths = self._report_cells(self.report)
         for i, column in enumerate(self.columns_spec):
             if self.sort_column >= 0:
                 sorted_here = i == self.sort_column
             else:
                 sorted_here = column.key == self.sort_key and column.share_of is None
             mark = (" ▼" if self.descending else " ▲") if sorted_here else ""
-            self.add_column(Text(column.header + mark), key=str(i))
+            # Widths of our own: DataTable measures its cells only once idle, and a refill
+            # drawn before that (on a resize) kept the header's width for the rows.
+            label = column.header + mark
+            self.add_column(Text(label), key=str(i), width=max(widths[i], cell_len(label)))
         self._shown = self.visible_rows()
-        cells = self._report_cells(self.report)
         for row in self._shown:
             self.add_row(*cells[row.name], key=row.name)
         if keep is not None:
@@ -160,12 +166,13 @@ class StatsTable(DataTable[Text]):
             region = Region(x, int(self.scroll_y) + offset.top, width, 1)
             self.scroll_to_region(region, animate=False, spacing=offset, force=True)
 
-    def _report_cells(self, report: ScopeReport) -> dict[str, list[Text]]:
+    def _report_cells(self, report: ScopeReport) -> tuple[dict[str, list[Text]], list[int]]:
+        """Each row's cells, and each column's widest cell."""
         key = (id(report), self.name_width, self.narrow)
         kept = _CELLS.get(key)
         if kept is not None and kept[0] is report:
             _CELLS.move_to_end(key)
-            return kept[1]
+            return kept[1], kept[2]
         totals = report.totals
         columns = self.columns_spec
         cells = {
@@ -180,10 +187,13 @@ class StatsTable(DataTable[Text]):
             ]
             for row in report.rows
         }
-        _CELLS[key] = (report, cells)
+        widths = [0] * len(columns)
+        for row_cells in cells.values():
+            widths = [max(w, c.cell_len) for w, c in zip(widths, row_cells, strict=True)]
+        _CELLS[key] = (report, cells, widths)
         while len(_CELLS) > CELLS_KEPT:
             _CELLS.popitem(last=False)
-        return cells
+        return cells, widths
 
     def row_at_cursor(self) -> Row | None:
         shown = self._shown

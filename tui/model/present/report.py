@@ -199,6 +199,10 @@ def as_text(
         headers = ["Step", "CPU time", "GPU launched", "GPU busy", "Verdict"]
         out += _table(headers, step_rows, markdown)
     out.append("")
+    if not report.rows:  # as the pane says it
+        what = "GPU work" if report.table.name == "kernels" else "ops"
+        out.append(f"No {what} in this {'trace' if scope is None else 'scope'}.")
+        return "\n".join(out) + "\n"
     headers = [c.header for c in report.columns]
     out += _table(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
     return "\n".join(out) + "\n"
