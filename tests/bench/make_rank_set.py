@@ -7,7 +7,7 @@ DELAY_US longer, so there it arrives last and every other rank waits DELAY_US. T
 synchronises after the all-reduce, so all ranks' steps end together. The clock is shared
 (epoch microseconds), as on one node.
 
-    python3 tests/bench/make_rank_set.py OUT_FOLDER [--ranks 8] [--steps 4]
+    python3 tests/bench/make_rank_set.py OUT_FOLDER [--ranks 8] [--steps 4] [--filler N]
 """
 
 from __future__ import annotations
@@ -38,8 +38,14 @@ class Expected:
 
 
 def write_rank_set(
-    folder: Path, ranks: int = 4, steps: int = 3, slow_rank: int = 2, slow_step: int = 1
+    folder: Path,
+    ranks: int = 4,
+    steps: int = 3,
+    slow_rank: int = 2,
+    slow_step: int = 1,
+    filler: int = 0,
 ) -> Expected:
+    """`filler`: small CPU ops per step, before its GEMM, to make the traces as big as wanted."""
     folder.mkdir(parents=True, exist_ok=True)
     step_us = [
         LEAD_US + COMPUTE_US + (DELAY_US if k == slow_step else 0) + TRANSFER_US + SYNC_US
@@ -96,6 +102,10 @@ def write_rank_set(
                 ),
                 _x("cuda_runtime", "cudaStreamSynchronize", 1, 1, t + 100, reduce_end - t - 100),
             ]
+            events += [
+                _x("cpu_op", "aten::view", 1, 1, t + LEAD_US + i * COMPUTE_US // (filler + 1), 1)
+                for i in range(filler)
+            ]
             t += step_us[k]
         doc = {
             "schemaVersion": 1,
@@ -142,6 +152,9 @@ if __name__ == "__main__":
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--slow-rank", type=int, default=5)
     parser.add_argument("--slow-step", type=int, default=2)
+    parser.add_argument("--filler", type=int, default=0, help="small CPU ops per step")
     opts = parser.parse_args()
-    found = write_rank_set(opts.out, opts.ranks, opts.steps, opts.slow_rank, opts.slow_step)
+    found = write_rank_set(
+        opts.out, opts.ranks, opts.steps, opts.slow_rank, opts.slow_step, opts.filler
+    )
     print(f"{opts.out}: {opts.ranks} ranks; straggler rank {found.straggler} in {found.slow_step}")

@@ -1,0 +1,53 @@
+"""The summary pass over a rank set: ranks per second at 1, 2 and 4 worker processes, and peak
+memory (this process and its workers). Not a test; run by hand:
+
+    python3 tests/bench/bench_ranks.py [--ranks 32] [--filler 20000]
+
+It writes a generated rank set (tests/bench/make_rank_set.py) into a temporary folder, then runs
+the pass without the model cache, as on a first open.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from tests.bench.make_rank_set import write_rank_set
+from tui.model.analysis.rank_compare import compare
+from tui.model.ingest.rank_folder import rank_files
+from tui.model.present.rank_pass import summarise_ranks
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ranks", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=4)
+    parser.add_argument("--filler", type=int, default=20000, help="small CPU ops per step")
+    parser.add_argument("--workers", default="1,2,4")
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_rank_set(folder, opts.ranks, opts.steps, 1, 1, opts.filler)
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"{opts.ranks} ranks, {size / opts.ranks / 1e6:.1f} MB each")
+        ranks = rank_files(folder)
+        assert ranks is not None
+        for workers in (int(w) for w in opts.workers.split(",")):
+            t = time.perf_counter()
+            stats = summarise_ranks(ranks, workers=workers, use_cache=False)
+            seconds = time.perf_counter() - t
+            assert compare(stats).straggler == 1
+            print(f"workers {workers}: {seconds:.2f} s, {opts.ranks / seconds:.1f} ranks/s")
+        me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"peak RSS: this process {me:.0f} MiB, largest worker {kids:.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
