@@ -96,6 +96,7 @@ def test_a_windows_peak_is_its_own_with_the_level_carried_into_it(trace):
         return next(p for p in peaks(trace, t0 * US, t1 * US) if p.device == "cuda:0")
 
     assert (cuda(20, 40).allocated, cuda(20, 40).ts) == (1000, 20 * US)  # allocated at 15
+    assert cuda(20, 40).op == -1  # by "alloc", which is before the window
     assert cuda(50, 100).allocated == 0  # freed at 45
     assert [p.device for p in peaks(trace, 0, 10 * US)] == []  # no record yet
     windowed = summarize(trace, (50 * US, 100 * US))

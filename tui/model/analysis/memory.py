@@ -158,7 +158,8 @@ def peaks(trace: Trace, t0: int | None = None, t1: int | None = None) -> list[Pe
                 int(m.allocated[top]),
                 int(m.reserved[rows].max()),
                 int(m.ts[top]) if t0 is None else max(int(m.ts[top]), t0),
-                int(ops[top]),
+                # A level carried into the window was reached by an op before it: none here.
+                int(ops[top]) if t0 is None or m.ts[top] >= t0 else -1,
             )
         )
     return out
