@@ -203,11 +203,11 @@ class TraceApp(App[None]):
         self._cancelled = False
         for view in [*self.query("#trace-view"), *self.query(LoadProgress)]:
             await view.remove()
-        self.trace, self.rank = None, None
+        rank, self.trace, self.rank = self.rank, None, None
         self.sub_title = printable(self.ranks.folder)
         for ranks in self.query(RankView):
             ranks.display = True
-            ranks.query_one("#ranks").focus()
+            ranks.show_rank(rank)
         self.refresh_bindings()
 
     async def action_other_rank(self, step: int) -> None:

@@ -35,7 +35,9 @@ def test_the_straggler_the_slow_step_and_the_waits_are_found_exactly(generated):
     report = compare(stats)
     assert [r.rank for r in report.rows] == [0, 1, 2, 3]
     assert report.straggler == expected.straggler
-    assert report.slowest is None  # every rank's steps take the same time: they synchronise
+    # Every rank's steps take the same time (they synchronise): the slowest is the one with the
+    # most work of its own, the straggler.
+    assert report.slowest == expected.straggler
     assert report.steps == ["ProfilerStep#0", "ProfilerStep#1", "ProfilerStep#2"]
     assert report.slow_cells == {(2, 1)}  # rank 2's own work in ProfilerStep#1
     for row in report.rows:
@@ -74,6 +76,18 @@ def test_any_executor_gives_the_same_rows(generated):
 def test_worker_processes_give_the_same_rows(generated):
     folder, _, stats = generated
     assert summarise_ranks(rank_files(folder), workers=2, use_cache=False) == stats
+
+
+def test_a_truncated_rank_and_a_file_that_is_no_trace_are_said(tmp_path):
+    write_rank_set(tmp_path, ranks=3, steps=2)
+    (tmp_path / "rank1.pt.trace.json").write_text("not json at all")
+    cut = tmp_path / "rank2.pt.trace.json"
+    cut.write_bytes(cut.read_bytes()[: len(cut.read_bytes()) // 2])
+    results = summarise_ranks(rank_files(tmp_path), workers=1, use_cache=False)
+    failed = [r for r in results if isinstance(r, RankFailed)]
+    assert [f.rank for f in failed] == [1] and "not a trace" in failed[0].error
+    report = compare([r for r in results if isinstance(r, RankStats)])
+    assert "rank 2: its trace is truncated: its row covers what was read" in report.notes
 
 
 def test_a_failing_rank_is_listed_and_the_others_still_compare(tmp_path):

@@ -27,11 +27,12 @@ async def test_a_rank_folder_opens_on_its_rank_table(ranks):
         view = app.query_one(RankView)
         table = view.query_one("#ranks")
         assert app.focused is table and table.row_count == 4
-        assert _cells(table, 2)[:2] == ["2", "straggler"]
+        assert _cells(table, 2)[:2] == ["2", "slowest, straggler"]
         head = str(view.query_one("#rank-head").render())
         assert "straggler: rank 2 (last to arrive at 1 of 3 collectives" in head
-        matrix = str(view.query_one("#matrix").render())
-        assert "11.2 ms*" in matrix and matrix.count("*") == 2  # the title's and the cell's
+        matrix = view.query_one("#matrix")
+        assert _cells(matrix, 2) == ["2", "7.15 ms", "11.2 ms*", "7.15 ms"]
+        assert sum("*" in c for r in range(4) for c in _cells(matrix, r)) == 1
         assert view.query_one("#collectives").row_count == 3
         assert not app.query(Timeline)
 
@@ -44,9 +45,14 @@ async def test_enter_opens_a_ranks_timeline_and_b_comes_back(ranks):
         timeline = app.query_one(Timeline)
         assert app.rank == 2 and timeline.trace.path.endswith("rank2.pt.trace.json")
         assert not app.query_one(RankView).display and app.focused is timeline
+        await pilot.press("greater_than_sign")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         await pilot.press("b")
         assert app.query_one(RankView).display and not app.query(Timeline)
-        assert app.focused is app.query_one("#ranks") and app.rank is None
+        table = app.query_one("#ranks")
+        assert app.focused is table and app.rank is None
+        assert table.cursor_row == 3  # on the rank last shown
 
 
 async def test_another_rank_opens_at_the_same_time(ranks):
@@ -85,9 +91,24 @@ async def test_at_80x24_every_rank_and_its_mark_are_on_screen(ranks):
     async with loaded(ranks, (80, 24)) as (_pilot, app):
         table = app.query_one("#ranks")
         lines = [table.render_line(y).text for y in range(table.size.height)]
-        assert [line.split()[:2] for line in lines[1:5]] == [
-            ["0", "-"],
-            ["1", "-"],
-            ["2", "straggler"],
-            ["3", "-"],
+        assert [line.split()[:3] for line in lines[1:5]] == [
+            ["0", "-", "7.15"],
+            ["1", "-", "7.15"],
+            ["2", "slowest,", "straggler"],
+            ["3", "-", "7.15"],
         ]
+
+
+async def test_at_80x24_tab_reaches_the_matrix_and_the_collectives(ranks):
+    async with loaded(ranks, (80, 24)) as (pilot, app):
+        matrix, collectives = app.query_one("#matrix"), app.query_one("#collectives")
+        assert matrix.size.height >= 2 and collectives.size.height >= 2
+        assert matrix.region.bottom <= 23 and collectives.region.bottom <= 23
+        await pilot.press("tab")
+        assert app.focused is matrix
+        await pilot.press("down", "down", "enter")  # a matrix row opens its rank
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.rank == 2
+        await pilot.press("b", "tab", "tab")
+        assert app.focused is collectives

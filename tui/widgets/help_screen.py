@@ -20,6 +20,8 @@ _KEY_NAMES = {
     "question_mark": "?",
     "escape": "esc",
     "right_parenthesis": ")",
+    "less_than_sign": "<",
+    "greater_than_sign": ">",
 }
 
 

@@ -34,14 +34,12 @@ class RankView(Vertical):
     DEFAULT_CSS = """
     RankView { height: 1fr; }
     RankView > #rank-head { height: auto; max-height: 6; padding: 0 1; background: $boost; }
-    RankView > #ranks { height: auto; max-height: 50%; }
-    RankView > #matrix { height: auto; max-height: 35%; padding: 0 1; border-top: solid $primary;
-        overflow-y: auto; }
-    RankView > #collectives { height: 1fr; min-height: 4; border-top: solid $primary; }
+    RankView > #ranks { height: auto; max-height: 45%; }
+    RankView > DataTable.part { height: 1fr; min-height: 3; border-top: solid $primary; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_rank", "Open the rank's timeline"),
-        Binding("tab,shift+tab", "other_table", "Ranks / collectives", show=False),
+        Binding("tab,shift+tab", "other_table", "Ranks / step matrix / collectives", show=False),
     ]
 
     class RankChosen(Message):
@@ -61,11 +59,18 @@ class RankView(Vertical):
             head.append(f"\nnote: {printable(note)}", style="yellow")
         for failed in self.failed:
             head.append(f"\nfailed: rank {failed.rank}: {printable(failed.error)}", style="red")
-        head.append("\n(enter: open a rank's timeline; there b: back here, < >: other rank)")
+        head.append(
+            "\n(enter: open the rank's timeline, then b: back, < >: other rank; "
+            "tab: the step matrix, the collectives)"
+        )
         yield Static(head, id="rank-head")
         yield DataTable[Text](cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
-        yield Static(self._matrix(), id="matrix")
-        yield DataTable[Text](cursor_type="row", zebra_stripes=True, id="collectives")
+        matrix = DataTable[Text](cursor_type="row", fixed_columns=1, id="matrix", classes="part")
+        matrix.border_title = "Own work per step: step time less collective wait (* stands out)"
+        yield matrix
+        collectives = DataTable[Text](cursor_type="row", id="collectives", classes="part")
+        collectives.border_title = "Collectives by wait (all ranks)"
+        yield collectives
 
     def on_mount(self) -> None:
         ranks = self.query_one("#ranks", DataTable)
@@ -80,26 +85,23 @@ class RankView(Vertical):
         collectives.add_columns(*COLLECTIVE_HEADERS)
         for m in top_collectives(self.report, TOP_COLLECTIVES):
             collectives.add_row(*(Text(c) for c in collective_cells(m)))
+        self._fill_matrix()
         ranks.focus()
 
-    def _matrix(self) -> Text:
-        """Own work per rank and step, the slow cells marked (the steps that fit the width)."""
+    def _fill_matrix(self) -> None:
+        """Own work per rank and step, the slow cells marked."""
+        matrix = self.query_one("#matrix", DataTable)
         headers, rows = matrix_cells(self.report)
         if len(headers) < 2:
-            return Text("No ProfilerStep#N in these traces: no step matrix.")
-        width = max(len(c) for r in rows for c in r[1:]) + 1
-        width = max(width, 9)
-        out = Text("Own work per step (step time less collective wait; * stands out)\n")
-        out.append(
-            "rank  "
-            + "".join(h.removeprefix("ProfilerStep")[:width].rjust(width) for h in headers[1:])
-        )
+            matrix.add_column("No ProfilerStep#N in these traces: no step matrix")
+            return
+        matrix.add_columns(*(h.removeprefix("ProfilerStep") for h in headers))
         for i, row in enumerate(rows):
-            out.append(f"\n{row[0]:>4}  ")
+            cells = [Text(row[0])]
             for j, cell in enumerate(row[1:]):
                 slow = (i, j) in self.report.slow_cells
-                out.append(cell.rjust(width), style="bold red reverse" if slow else "")
-        return out
+                cells.append(Text(cell, justify="right", style="bold red" if slow else ""))
+            matrix.add_row(*cells, key=row[0])
 
     def action_open_rank(self) -> None:
         ranks = self.query_one("#ranks", DataTable)
@@ -108,9 +110,19 @@ class RankView(Vertical):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        if event.data_table.id == "ranks":
-            self.action_open_rank()
+        if event.data_table.id in ("ranks", "matrix"):  # a matrix row is a rank too
+            self.post_message(self.RankChosen(self.report.rows[event.cursor_row].rank))
 
     def action_other_table(self) -> None:
+        order = [
+            self.query_one(f"#{name}", DataTable) for name in ("ranks", "matrix", "collectives")
+        ]
+        now = next((i for i, t in enumerate(order) if t.has_focus), -1)
+        order[(now + 1) % len(order)].focus()
+
+    def show_rank(self, rank: int) -> None:
+        """Back from a rank's timeline: the cursor on that rank."""
         ranks = self.query_one("#ranks", DataTable)
-        (self.query_one("#collectives", DataTable) if ranks.has_focus else ranks).focus()
+        at = [r.rank for r in self.report.rows].index(rank)
+        ranks.move_cursor(row=at)
+        ranks.focus()

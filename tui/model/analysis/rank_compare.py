@@ -90,6 +90,7 @@ class RankRow:
     step_median_ns: int | None
     slowest_step: tuple[str, int] | None  # (name, CPU time)
     wait_ns: int  # in matched collectives
+    own_work_ns: int  # its steps' time less its collective wait (its window's, without steps)
     collective_ns: int  # all its time in matched collectives
     arrival_ns: int | None  # median lateness at its collectives (from the first rank's arrival)
     last_arrivals: int
@@ -104,7 +105,7 @@ class RankReport:
     # wait, i.e. the rank's own work in it (None: the rank has no such step).
     own_work: list[list[int | None]]
     slow_cells: set[tuple[int, int]]  # (row, step) whose own work stands out
-    slowest: int | None  # a rank: the longest median step (or profiled window)
+    slowest: int | None  # a rank: the most own work (its steps' time less collective wait)
     straggler: int | None
     notes: list[str] = field(default_factory=list)
 
@@ -139,6 +140,7 @@ def compare(ranks: list[RankStats]) -> RankReport:
             int(statistics.median(d for _, _, d in r.steps)) if r.steps else None,
             max(((n, d) for n, _, d in r.steps), key=lambda x: x[1], default=None),
             waits[rank],
+            max(sum(d for _, _, d in r.steps) if r.steps else r.window_ns, 0) - waits[rank],
             inside[rank],
             int(statistics.median(late[rank])) if late[rank] else None,
             last[rank],
@@ -160,6 +162,13 @@ def compare(ranks: list[RankStats]) -> RankReport:
 
 def _job_notes(ranks: list[RankStats]) -> list[str]:
     notes = []
+    for r in ranks:
+        if r.truncated:
+            notes.append(f"rank {r.rank}: its trace is truncated: its row covers what was read")
+        elif r.skipped:
+            notes.append(f"rank {r.rank}: {r.skipped:,} events of its trace were skipped")
+        if not r.steps and any(other.steps for other in ranks):
+            notes.append(f"rank {r.rank}: its trace has no ProfilerStep#N")
     sizes = sorted({r.info.world_size for r in ranks if r.info.world_size is not None})
     if len(sizes) > 1:
         notes.append(f"mixed world sizes in one folder: {', '.join(map(str, sizes))}")
@@ -252,13 +261,9 @@ def _slow_cells(own: list[list[int | None]]) -> set[tuple[int, int]]:
 
 
 def _slowest(rows: list[RankRow]) -> int | None:
-    """The rank with the longest median step (or profiled window); None for a tie."""
+    """The rank with the most own work: a rank's step time is mostly its wait for the slowest
+    one, when ranks synchronise every step. None for a tie."""
     if len(rows) < 2:
         return None
-    steps = all(r.step_median_ns is not None for r in rows)
-
-    def length(r: RankRow) -> int:
-        return (r.step_median_ns or 0) if steps else r.stats.window_ns
-
-    ranked = sorted(rows, key=length)
-    return ranked[-1].rank if length(ranked[-1]) != length(ranked[-2]) else None
+    ranked = sorted(rows, key=lambda r: r.own_work_ns)
+    return ranked[-1].rank if ranked[-1].own_work_ns != ranked[-2].own_work_ns else None

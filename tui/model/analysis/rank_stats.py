@@ -60,6 +60,8 @@ class RankStats:
     idle_by_cause: dict[str, int]
     steps: tuple[tuple[str, int, int], ...]  # (ProfilerStep#N, start, CPU time), by start
     collectives: tuple[Collective, ...]
+    truncated: bool = False  # the file ended early: its numbers cover what was read
+    skipped: int = 0  # events left out
 
     @property
     def rank(self) -> int | None:
@@ -85,4 +87,6 @@ def rank_stats(trace: Trace, named_rank: int | None = None) -> RankStats:
         dict(summary.idle_ns),
         tuple((s.name, s.start_ns, s.dur_ns) for s in summary.steps),
         tuple(collectives(trace)),
+        trace.format.truncated,
+        sum(trace.skipped.values()),
     )

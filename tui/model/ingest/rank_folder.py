@@ -84,7 +84,7 @@ class RankFiles:
 
 def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
     """The folder's rank traces, or None when it is not a rank set (fewer than two ranks)."""
-    traces, _ = scan_folder(folder)  # newest first
+    traces, others = scan_folder(folder)  # newest first
     files: dict[int, Path] = {}
     unranked: list[Path] = []
     older = 0
@@ -98,6 +98,12 @@ def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
         elif rank in files:
             older += 1
         else:
+            files[rank] = path
+    # A file named for a rank that is not a trace is that rank's (failing, and said so), not a
+    # missing rank.
+    for path in others:
+        rank = rank_from_name(path)
+        if rank is not None and rank not in files and files:
             files[rank] = path
     if len(files) < 2:
         return None

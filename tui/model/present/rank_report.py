@@ -6,6 +6,7 @@ JSON schema (integer nanoseconds, fractions 0..1):
   ranks: [{rank, path, world_size, verdict, window_ns, gpu_busy_ns, gpu_busy_fraction,
            computation_ns, communication_ns, exposed_comm_ns, idle_ns, idle_ns_by_cause,
            step_median_ns, slowest_step {name, dur_ns}, collective_ns, collective_wait_ns,
+           own_work_ns (its steps' time less its collective wait),
            median_arrival_ns (lateness at its collectives after the first rank), last_arrivals,
            steps [{name, dur_ns, own_work_ns (less its collective wait), slow}]}],
   collectives (by total wait, the top N): [{kind, group, index, ranks, transfer_ns,
@@ -52,6 +53,7 @@ RANK_HEADERS = [
     "Exposed comm",
     "Idle",
     "Coll. wait",
+    "Own work",
     "Arrival",
     "Verdict",
 ]
@@ -76,6 +78,7 @@ def rank_cells(report: RankReport, row: RankRow) -> list[str]:
         _duration(s.exposed_comm_ns),
         _duration(s.idle_ns),
         _duration(row.wait_ns),
+        _duration(row.own_work_ns),
         f"+{_duration(row.arrival_ns)}" if row.arrival_ns is not None else "-",
         s.verdict,
     ]
@@ -133,8 +136,8 @@ def headline(report: RankReport) -> str:
         )
     if report.slowest is not None:
         row = next(r for r in report.rows if r.rank == report.slowest)
-        median = _duration(row.step_median_ns)
-        parts.append(f"slowest: rank {report.slowest} (median step {median})")
+        own = _duration(row.own_work_ns)
+        parts.append(f"slowest: rank {report.slowest} (own work {own}: its steps less its waits)")
     return "; ".join(parts) or "no steps or collectives to compare"
 
 
@@ -217,6 +220,7 @@ def as_json(folder: str, report: RankReport, failed: list[RankFailed], top: int)
                 ),
                 "collective_ns": row.collective_ns,
                 "collective_wait_ns": row.wait_ns,
+                "own_work_ns": row.own_work_ns,
                 "median_arrival_ns": row.arrival_ns,
                 "last_arrivals": row.last_arrivals,
                 "steps": [
