@@ -118,7 +118,10 @@ def test_a_folder_of_rank_traces_gives_the_rank_table(tmp_path):
     out = done.stdout.splitlines()
     assert out[2].startswith("straggler: rank 2 (last to arrive at 1 of 3 collectives")
     rows = [line.split() for line in out if line[:1].isdigit()][:4]
-    assert [r[0] for r in rows] == ["0", "1", "2", "3"] and rows[2][1:3] == ["slowest,", "straggler"]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3"] and rows[2][1:3] == [
+        "slowest,",
+        "straggler",
+    ]
     assert "11.2 ms*" in done.stdout  # rank 2's own work in its slow step
     doc = json.loads(run("summary", str(tmp_path), "--format", "json", "--top", "1").stdout)
     assert (doc["straggler_rank"], len(doc["ranks"]), len(doc["collectives"])) == (2, 4, 1)
