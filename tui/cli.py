@@ -54,13 +54,7 @@ def make_app(
     (tests drive this with Pilot)."""
     from tui.app import TraceApp
 
-    notice = None
-    ranks = None
-    if Path(path).is_dir():
-        ranks = rank_files(path)
-        if ranks is not None and ranks.mixed is not None:
-            notice = f"{path}: {ranks.mixed}: not compared as ranks; showing the newest trace"
-            ranks = None
+    ranks, notice = rank_set(str(path))
     return TraceApp(str(path), cache, shown_as, ranks, workers, notice)
 
 
@@ -231,7 +225,9 @@ def _summary(args: list[str]) -> int:
         return _fail(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
     if opts.top < 0:
         return _fail("--top must be 0 or more", 2)
-    ranks = _rank_set(opts.path)
+    ranks, why = rank_set(opts.path)
+    if why is not None:
+        print(f"{PROG}: {why}", file=sys.stderr)
     if ranks is not None:
         return _rank_summary(ranks, opts)
     trace = _load(opts)
@@ -255,19 +251,16 @@ def _summary(args: list[str]) -> int:
     return 0
 
 
-def _rank_set(path: str | None) -> RankFiles | None:
-    """The rank set a folder holds (None: not a folder of one job's ranks, said when mixed)."""
+def rank_set(path: str | None) -> tuple[RankFiles | None, str | None]:
+    """(the rank set a folder holds, None); (None, why not) for a folder of several jobs;
+    (None, None) for anything else."""
     if path is None or not Path(path).is_dir():
-        return None
+        return None, None
     ranks = rank_files(path)
     if ranks is not None and ranks.mixed is not None:
-        print(
-            f"{PROG}: {printable(path)}: {ranks.mixed}: not compared as ranks; the newest "
-            "trace is used",
-            file=sys.stderr,
-        )
-        return None
-    return ranks
+        why = f"{printable(path)}: {ranks.mixed}: not compared as ranks; the newest trace is used"
+        return None, why
+    return ranks, None
 
 
 def _rank_summary(ranks: RankFiles, opts: argparse.Namespace) -> int:
