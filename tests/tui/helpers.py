@@ -34,6 +34,13 @@ async def loaded(
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
+        # The ruler follows the timeline's first window message, which a loaded machine may
+        # still be delivering after the pause.
+        for _ in range(40):
+            rulers = app.query("TimeRuler")
+            if not rulers or rulers.first().cells > 1:
+                break
+            await pilot.pause(0.05)
         yield pilot, app
         await pilot.pause()
     if not expect_error:
