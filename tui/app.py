@@ -108,7 +108,8 @@ class TraceApp(App[None]):
         super().__init__()
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         self.path = path
-        self.ranks, self.rank_workers = ranks, workers  # a folder of one job's rank traces
+        self.ranks = ranks  # a folder of one job's rank traces
+        self.load_workers = workers  # processes that read the rank set, or one big trace
         self.rank: int | None = None  # the rank whose timeline is shown
         # The absolute window to show once the next rank's trace is loaded (`<`, `>`).
         self._keep_window: tuple[int, int] | None = None
@@ -155,7 +156,7 @@ class TraceApp(App[None]):
             self.call_from_thread(self.query_one(LoadProgress).update_ranks, finished, total)
 
         try:
-            results = summarise_ranks(ranks, self.rank_workers, use_cache, done=done)
+            results = summarise_ranks(ranks, self.load_workers, use_cache, done=done)
         except LoadCancelled:
             return
         stats = [r for r in results if isinstance(r, RankStats)]
@@ -226,7 +227,9 @@ class TraceApp(App[None]):
     def load(self) -> None:
         """Load in a thread; only messages cross back to the event loop."""
         try:
-            trace = load_trace(self.path, progress=self._progress, cache=self.cache)
+            trace = load_trace(
+                self.path, progress=self._progress, cache=self.cache, workers=self.load_workers
+            )
             trace.args_reader.open()  # here, not on the first lookup in the UI thread
             verdict = _verdict(trace)
         except LoadCancelled:

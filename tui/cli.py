@@ -101,8 +101,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--workers",
         type=_positive,
-        help="processes for a folder of rank traces (default: one per core, or "
-        "TRACE_TUI_WORKERS; small sets run in one)",
+        help="processes that read a folder of rank traces, or one big trace (default: one "
+        "per core, or TRACE_TUI_WORKERS; small sets and files under 128 MB use one)",
     )
 
 
@@ -318,7 +318,7 @@ def _load(opts: argparse.Namespace) -> Trace | None:
         check_start(opts.path)
         if not _enough_memory(opts.path, opts, ask=False):
             return None
-        return load_trace(opts.path, cache=_cache(opts))
+        return load_trace(opts.path, cache=_cache(opts), workers=opts.workers)
     except TraceError as e:
         _fail(str(e))
         return None

@@ -24,7 +24,7 @@ async def test_q_cancels_a_load_in_progress(monkeypatch):
     started, ended = threading.Event(), threading.Event()
     real_load = app_module.load_trace
 
-    def watched(path, progress, cache):
+    def watched(path, progress, cache, workers):
         def held(done: int, total: int, events: int) -> None:
             started.set()
             deadline = time.monotonic() + 10
@@ -33,7 +33,7 @@ async def test_q_cancels_a_load_in_progress(monkeypatch):
             progress(done, total, events)
 
         try:
-            real_load(path, progress=held, cache=cache)
+            real_load(path, progress=held, cache=cache, workers=workers)
             outcome.append("finished")
         except app_module.LoadCancelled:
             outcome.append("cancelled")

@@ -1,7 +1,7 @@
 """The input formats: which importer reads a file, and how each one's args reader is rebuilt.
 
-A new format is a sub-package beside `chrome_json/` with a `read(source, progress) -> Imported`
-that fills the intermediate, and an args reader; it is registered here, and nowhere else.
+A new format is a sub-package beside `chrome_json/` with a `read(source, progress, workers) ->
+Imported` that fills the intermediate, and an args reader; it is registered here, and nowhere else.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from . import chrome_json
 from .intermediate import Imported, Progress
 from .source import Source
 
-Importer = Callable[[Source, Progress | None], Imported]
+# (source, progress, workers): workers is how many processes may decode one file together.
+Importer = Callable[[Source, Progress | None, int], Imported]
 # Reader name -> how to make it again from the arrays the model cache kept.
 ARGS_READERS: dict[str, Callable[[str, dict[str, npt.NDArray[np.int64]]], ArgsReader]] = {
     chrome_json.NAME: chrome_json.JsonArgs.from_arrays,

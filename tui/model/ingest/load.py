@@ -10,6 +10,8 @@ from ..errors import TraceError
 from ..trace import Format, Trace
 from .assemble import assemble
 from .cache import ModelCache
+from .chrome_json.parallel import PARALLEL_FROM_BYTES
+from .cores import default_workers
 from .formats import importer_for
 from .intermediate import Progress
 from .source import read_source, resolve
@@ -19,6 +21,7 @@ def load_trace(
     path: str | os.PathLike[str],
     progress: Progress | None = None,
     cache: ModelCache | None = None,
+    workers: int | None = None,
 ) -> Trace:
     """Load a trace file (or the newest trace in a folder).
 
@@ -26,6 +29,8 @@ def load_trace(
         progress: called after each chunk with (bytes done, bytes in all, events done); it may
             raise to stop the load.
         cache: where to find the model of a trace loaded before, and keep this one.
+        workers: processes that decode one big file together; by default the cores for a file
+            of PARALLEL_FROM_BYTES or more, else one (see chrome_json/parallel.py).
 
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
@@ -40,10 +45,12 @@ def load_trace(
         if found is not None:
             found.format = replace(found.format, chosen_from=folder)
             return found
-        trace = load_trace(path, progress)
+        trace = load_trace(path, progress, workers=workers)
         cache.put(key, trace)
         return trace
     source = read_source(path)
-    imported = importer_for(source)(source, progress)
+    if workers is None:
+        workers = default_workers() if len(source.data) >= PARALLEL_FROM_BYTES else 1
+    imported = importer_for(source)(source, progress, workers)
     fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
     return assemble(source.path, fmt, imported)

@@ -18,6 +18,7 @@ from ..analysis.rank_stats import RankStats, rank_stats
 from ..errors import TraceError
 from ..ingest import load_trace
 from ..ingest.cache import ModelCache
+from ..ingest.cores import default_workers
 from ..ingest.rank_folder import RankFiles
 
 # Below this many bytes of traces in all, starting worker processes costs more than it saves.
@@ -33,18 +34,11 @@ class RankFailed:
     error: str
 
 
-def default_workers() -> int:
-    """TRACE_TUI_WORKERS, else the cores this process may use."""
-    wanted = os.environ.get("TRACE_TUI_WORKERS", "")
-    if wanted.isdigit() and int(wanted) > 0:
-        return int(wanted)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-
-
 def summarise_rank(rank: int, path: str, use_cache: bool) -> RankStats | RankFailed:
-    """One rank, in a worker: load (through the model cache) and summarise."""
+    """One rank, in a worker: load (through the model cache) and summarise. The ranks are
+    spread over the cores already, so each file is read by one process."""
     try:
-        trace = load_trace(path, cache=ModelCache() if use_cache else None)
+        trace = load_trace(path, cache=ModelCache() if use_cache else None, workers=1)
         return rank_stats(trace, named_rank=rank)
     except TraceError as e:
         return RankFailed(rank, path, str(e))

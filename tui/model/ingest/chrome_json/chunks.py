@@ -28,6 +28,8 @@ def decode_chunks(
     layout: Layout,
     skipped: Counter[str],
     readable: Callable[[], int] | None = None,
+    strict: bool = False,
+    chunk_bytes: int = 0,
 ) -> Iterator[Chunk]:
     """Decode the event array chunk by chunk; damage is skipped and counted in `skipped`.
 
@@ -36,7 +38,12 @@ def decode_chunks(
     Args:
         readable: how many bytes of `buf` may be read now (a file truncated by another program
             while it is mapped); decoding stops there.
+        strict: raise `Irregular` instead of widening a chunk, salvaging damage or stopping
+            short: a part decoded apart from the rest (parallel.py) must cut exactly where one
+            pass would, or be decoded again by one pass.
+        chunk_bytes: the chunk size (CHUNK_BYTES unless given).
     """
+    size = chunk_bytes or CHUNK_BYTES
     view = memoryview(buf)
     end = layout.end if layout.closed else strip_tail(buf, layout.start, layout.end)
     a = skip_ws(buf, layout.start, end)
@@ -44,13 +51,15 @@ def decode_chunks(
     state = TailState(closed=layout.closed, end=end)
     while a < end:
         if readable is not None and readable() < end:
+            if strict:
+                raise Irregular("the file shrank while being read")
             end = state.end = readable()
             layout.meta["_shrank"] = True
             if a >= end:
                 break
-        b = _boundary_after(buf, a + CHUNK_BYTES, end)
+        b = _boundary_after(buf, a + size, end)
         result = decode_range(view, a, b)
-        while isinstance(result, Failure) and result.at_end and b < end:
+        while isinstance(result, Failure) and result.at_end and b < end and not strict:
             b = _boundary_after(buf, b + 1, end)  # the cut fell inside a value: widen
             result = decode_range(view, a, b)
         if isinstance(result, Failure) and result.closed_at >= 0 and layout.open_end:
@@ -62,6 +71,8 @@ def decode_chunks(
                 end = state.end = strip_tail(buf, a, closer)
                 b = end
                 result = decode_range(view, a, b) if a < b else ([], False)
+        if isinstance(result, Failure) and strict:
+            raise Irregular(result.reason)
         if isinstance(result, Failure):
             # Damage: re-cut at a boundary found by a careful scan, then go event by event.
             b = item_end_after(buf, a, b, end)
@@ -73,6 +84,25 @@ def decode_chunks(
             first += len(chunk.events)
         a = _after_comma(buf, b, end)
     layout.meta["_truncated"] = state.truncated or not layout.closed
+
+
+class Irregular(Exception):
+    """A strict decode met what only the one-pass decode handles: damage, or a cut inside a
+    value."""
+
+
+def chunk_bounds(buf: Buffer, layout: Layout, chunk_bytes: int) -> list[tuple[int, int]]:
+    """The byte ranges that `decode_chunks` cuts an undamaged event array into, found by the
+    same rule without decoding (for an array whose end is found while decoding, up to the
+    end of the file)."""
+    end = layout.end if layout.closed else strip_tail(buf, layout.start, layout.end)
+    a = skip_ws(buf, layout.start, end)
+    bounds = []
+    while a < end:
+        b = _boundary_after(buf, a + chunk_bytes, end)
+        bounds.append((a, b))
+        a = _after_comma(buf, b, end)
+    return bounds
 
 
 def _boundary_after(buf: Buffer, pos: int, end: int) -> int:
