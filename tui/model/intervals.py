@@ -24,6 +24,7 @@ def bind(
     start: I64,
     end: I64,
     parent: I64,
+    candidates: I64 | None = None,
 ) -> I64:
     """The slice each point binds to (-1 for none).
 
@@ -34,18 +35,13 @@ def bind(
         lane_lo: first slice row of each lane; lane_hi: one past its last.
         start: slice starts, sorted within each lane; end: slice ends.
         parent: each slice's enclosing slice (global rows), -1 for none.
+        candidates: `candidate_slices` of the same points, found before the nesting was.
     """
     lo = lane_lo[lane]
     hi = lane_hi[lane]
-    result = np.full(len(ts), -1, np.int64)
-    for lane_id in np.unique(lane):
-        pick = np.flatnonzero(lane == lane_id)
-        a, b = int(lane_lo[lane_id]), int(lane_hi[lane_id])
-        starts = start[a:b]
-        t = ts[pick]
-        after = np.searchsorted(starts, t, side="right") - 1 + a  # last slice starting <= t
-        nxt = np.searchsorted(starts, t, side="left") + a  # first slice starting >= t
-        result[pick] = np.where(enclosing[pick], after, np.where(nxt < b, nxt, -1))
+    if candidates is None:
+        candidates = candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
+    result = candidates.copy()
     # Walk up from the last slice that started until one contains the point.
     walk = np.flatnonzero(enclosing & (result >= lo) & (result < hi))
     result[enclosing & ~((result >= lo) & (result < hi))] = -1
@@ -56,4 +52,21 @@ def bind(
         up = parent[result[walk]]
         result[walk] = up
         walk = walk[up >= 0]
+    return result
+
+
+def candidate_slices(
+    lane: I64, ts: I64, enclosing: BoolA, lane_lo: I64, lane_hi: I64, start: I64
+) -> I64:
+    """Per point: the last slice of its lane to start at or before it (enclosing points), or
+    the first to start at or after it (the others); -1 for none. Needs no nesting."""
+    result = np.full(len(ts), -1, np.int64)
+    for lane_id in np.unique(lane):
+        pick = np.flatnonzero(lane == lane_id)
+        a, b = int(lane_lo[lane_id]), int(lane_hi[lane_id])
+        starts = start[a:b]
+        t = ts[pick]
+        after = np.searchsorted(starts, t, side="right") - 1 + a  # last slice starting <= t
+        nxt = np.searchsorted(starts, t, side="left") + a  # first slice starting >= t
+        result[pick] = np.where(enclosing[pick], after, np.where(nxt < b, nxt, -1))
     return result

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from ..intervals import candidate_slices
 from ..nesting import nest
 from ..patterns import is_device_category
 from ..trace import (
@@ -29,8 +32,12 @@ I64 = npt.NDArray[np.int64]
 _SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
 
 
-def assemble(path: str, fmt: Format, imported: Imported) -> Trace:
-    """Sort, nest and link the intermediate into a `Trace` (times become int64 ns)."""
+def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) -> Trace:
+    """Sort, nest and link the intermediate into a `Trace` (times become int64 ns).
+
+    Args:
+        threads: whether a second core may be used (the load was given more than one).
+    """
     out, meta = imported.collected, imported.meta
     origin = _origin(out)
     x = out.slices
@@ -62,15 +69,17 @@ def assemble(path: str, fmt: Format, imported: Imported) -> Trace:
     counts = np.bincount(lane_rank[lane], minlength=len(keys)).astype(np.int64)
     hi_by_rank = np.cumsum(counts)
     lo_by_rank = hi_by_rank - counts
-    depth = np.zeros(len(start), np.int16)
-    parent = np.full(len(start), -1, np.int32)
-    shapes: list[tuple[int, int]] = []  # (levels, rows) per lane
-    for r in range(len(keys)):
-        a, b = int(lo_by_rank[r]), int(hi_by_rank[r])
-        nesting = nest(start[a:b], dur[a:b])
-        depth[a:b] = nesting.depth
-        parent[a:b] = np.where(nesting.parent >= 0, nesting.parent + a, -1)
-        shapes.append((nesting.levels, nesting.rows))
+    # Nesting and finding the slices under the flow points need only the sorted starts: with
+    # cores to spare they run side by side (numpy lets go of the GIL in its loops).
+    find = partial(_flow_candidates, out, origin, lo_by_rank[lane_rank], hi_by_rank[lane_rank])
+    if threads:
+        with ThreadPoolExecutor(1) as pool:
+            nesting = pool.submit(_nest_lanes, start, dur, lo_by_rank, hi_by_rank)
+            flow_ts, flow_candidates = find(start)
+            depth, parent, shapes = nesting.result()
+    else:
+        depth, parent, shapes = _nest_lanes(start, dur, lo_by_rank, hi_by_rank)
+        flow_ts, flow_candidates = find(start)
 
     lanes, process_list = _build_lanes(
         out, keys, lane_rank, processes, lo_by_rank, hi_by_rank, shapes
@@ -85,8 +94,9 @@ def assemble(path: str, fmt: Format, imported: Imported) -> Trace:
         hi_by_rank[lane_rank],
         corr,
         sorted_row[:n_x],
-        _ns(out.flows.get("ts", np.float64), origin),
+        flow_ts,
         is_gpu_lane,
+        flow_candidates,
     )
     process_of_lane = np.asarray([processes[k.pid] for k in keys], np.int64)
     memory = _memory(out, origin, lane_rank)
@@ -116,6 +126,30 @@ def assemble(path: str, fmt: Format, imported: Imported) -> Trace:
         adjusted=out.adjusted,
         args_reader=imported.args,
     )
+
+
+def _nest_lanes(
+    start: I64, dur: I64, lo_by_rank: I64, hi_by_rank: I64
+) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int32], list[tuple[int, int]]]:
+    """Depth and parent (global rows) of every slice, and (levels, rows) per lane."""
+    depth = np.zeros(len(start), np.int16)
+    parent = np.full(len(start), -1, np.int32)
+    shapes: list[tuple[int, int]] = []
+    for a, b in zip(lo_by_rank.tolist(), hi_by_rank.tolist(), strict=True):
+        nesting = nest(start[a:b], dur[a:b])
+        depth[a:b] = nesting.depth
+        parent[a:b] = np.where(nesting.parent >= 0, nesting.parent + a, -1)
+        shapes.append((nesting.levels, nesting.rows))
+    return depth, parent, shapes
+
+
+def _flow_candidates(
+    out: Collected, origin: float, lane_lo: I64, lane_hi: I64, start: I64
+) -> tuple[I64, I64]:
+    """The flow points' times (ns) and the slices they may bind to, before nesting."""
+    ts = _ns(out.flows.get("ts", np.float64), origin)
+    lane, enclosing = out.flows.get("lane", np.int64), out.flows.get("enclosing", bool)
+    return ts, candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
 
 
 def _origin(out: Collected) -> float:

@@ -28,6 +28,7 @@ def build_links(
     x_rows: I64,
     flow_ts: I64,
     is_gpu_lane: npt.NDArray[np.bool_],
+    flow_candidates: I64 | None = None,
 ) -> tuple[Links, Links]:
     """(launch links, other flows). Rows are sorted-slice rows; `lane` is each row's lane id.
 
@@ -37,6 +38,7 @@ def build_links(
         x_rows: the sorted row of each X event, in collection order (for v2 bind ids).
         flow_ts: times of the flow events (ns).
         is_gpu_lane: per lane id.
+        flow_candidates: the flow points' `candidate_slices`, when found already.
     """
     parts: list[tuple[I64, I64, I64, I64, I64]] = []  # group, ts, role, row, cat
     launch_cats = [
@@ -59,6 +61,7 @@ def build_links(
             slices.start,
             slices.end,
             slices.parent.astype(np.int64),
+            flow_candidates,
         )
         _starts_at_their_launch(
             row,

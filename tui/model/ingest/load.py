@@ -53,4 +53,4 @@ def load_trace(
         workers = default_workers() if len(source.data) >= PARALLEL_FROM_BYTES else 1
     imported = importer_for(source)(source, progress, workers)
     fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
-    return assemble(source.path, fmt, imported)
+    return assemble(source.path, fmt, imported, threads=workers > 1)
