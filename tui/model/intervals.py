@@ -8,6 +8,8 @@ running when they happened.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -23,8 +25,8 @@ def bind(
     lane_hi: I64,
     start: I64,
     end: I64,
-    parent: I64,
-    candidates: I64 | None = None,
+    parent: npt.NDArray[np.integer],
+    ready: Callable[[], object] | None = None,
 ) -> I64:
     """The slice each point binds to (-1 for none).
 
@@ -35,13 +37,12 @@ def bind(
         lane_lo: first slice row of each lane; lane_hi: one past its last.
         start: slice starts, sorted within each lane; end: slice ends.
         parent: each slice's enclosing slice (global rows), -1 for none.
-        candidates: `candidate_slices` of the same points, found before the nesting was.
+        ready: waits until `parent` is filled in (by another thread); called only when a point
+            needs it.
     """
     lo = lane_lo[lane]
     hi = lane_hi[lane]
-    if candidates is None:
-        candidates = candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
-    result = candidates.copy()
+    result = candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
     # Walk up from the last slice that started until one contains the point.
     walk = np.flatnonzero(enclosing & (result >= lo) & (result < hi))
     result[enclosing & ~((result >= lo) & (result < hi))] = -1
@@ -49,6 +50,9 @@ def bind(
         row = result[walk]
         inside = (start[row] <= ts[walk]) & (ts[walk] <= end[row])
         walk = walk[~inside]
+        if len(walk) and ready is not None:
+            ready()
+            ready = None
         up = parent[result[walk]]
         result[walk] = up
         walk = walk[up >= 0]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from functools import partial
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
 
-from ..intervals import candidate_slices
 from ..nesting import nest
 from ..patterns import is_device_category
 from ..trace import (
@@ -29,6 +30,7 @@ from .links import build_links
 from .pairs import match_pairs
 
 I64 = npt.NDArray[np.int64]
+T = TypeVar("T")
 _SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
 
 
@@ -69,34 +71,32 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
     counts = np.bincount(lane_rank[lane], minlength=len(keys)).astype(np.int64)
     hi_by_rank = np.cumsum(counts)
     lo_by_rank = hi_by_rank - counts
-    # Nesting and finding the slices under the flow points need only the sorted starts: with
-    # cores to spare they run side by side (numpy lets go of the GIL in its loops).
-    find = partial(_flow_candidates, out, origin, lo_by_rank[lane_rank], hi_by_rank[lane_rank])
-    if threads:
-        with ThreadPoolExecutor(1) as pool:
-            nesting = pool.submit(_nest_lanes, start, dur, lo_by_rank, hi_by_rank)
-            flow_ts, flow_candidates = find(start)
-            depth, parent, shapes = nesting.result()
-    else:
-        depth, parent, shapes = _nest_lanes(start, dur, lo_by_rank, hi_by_rank)
-        flow_ts, flow_candidates = find(start)
-
-    lanes, process_list = _build_lanes(
-        out, keys, lane_rank, processes, lo_by_rank, hi_by_rank, shapes
-    )
+    depth = np.zeros(len(start), np.int16)
+    parent = np.full(len(start), -1, np.int32)
     slices = Slices(start, dur, depth, parent, name.astype(np.int32), cat.astype(np.int32), event)
     is_gpu_lane = np.asarray([k.kind == "gpu" for k in keys] + [False])
-    launches, flows = build_links(
-        out,
-        slices,
-        lane,
-        lo_by_rank[lane_rank],
-        hi_by_rank[lane_rank],
-        corr,
-        sorted_row[:n_x],
-        flow_ts,
-        is_gpu_lane,
-        flow_candidates,
+    # Only the rare flow point that the last slice to start before it does not hold needs the
+    # nesting: with cores to spare, the lanes are nested in a thread while the flows are linked
+    # (numpy lets go of the GIL in its loops), and linking waits for it only for such a point.
+    with ThreadPoolExecutor(1) if threads else nullcontext() as pool:
+        nest_all = partial(_nest_lanes, start, dur, lo_by_rank, hi_by_rank, depth, parent)
+        nested = pool.submit(nest_all).result if pool is not None else _done(nest_all())
+        flow_ts = _ns(out.flows.get("ts", np.float64), origin)
+        launches, flows = build_links(
+            out,
+            slices,
+            lane,
+            lo_by_rank[lane_rank],
+            hi_by_rank[lane_rank],
+            corr,
+            sorted_row[:n_x],
+            flow_ts,
+            is_gpu_lane,
+            nested,
+        )
+        shapes = nested()
+    lanes, process_list = _build_lanes(
+        out, keys, lane_rank, processes, lo_by_rank, hi_by_rank, shapes
     )
     process_of_lane = np.asarray([processes[k.pid] for k in keys], np.int64)
     memory = _memory(out, origin, lane_rank)
@@ -129,27 +129,26 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
 
 
 def _nest_lanes(
-    start: I64, dur: I64, lo_by_rank: I64, hi_by_rank: I64
-) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int32], list[tuple[int, int]]]:
-    """Depth and parent (global rows) of every slice, and (levels, rows) per lane."""
-    depth = np.zeros(len(start), np.int16)
-    parent = np.full(len(start), -1, np.int32)
+    start: I64,
+    dur: I64,
+    lo_by_rank: I64,
+    hi_by_rank: I64,
+    depth: npt.NDArray[np.int16],
+    parent: npt.NDArray[np.int32],
+) -> list[tuple[int, int]]:
+    """Fill in the depth and parent (global rows) of every slice; (levels, rows) per lane."""
     shapes: list[tuple[int, int]] = []
     for a, b in zip(lo_by_rank.tolist(), hi_by_rank.tolist(), strict=True):
         nesting = nest(start[a:b], dur[a:b])
         depth[a:b] = nesting.depth
         parent[a:b] = np.where(nesting.parent >= 0, nesting.parent + a, -1)
         shapes.append((nesting.levels, nesting.rows))
-    return depth, parent, shapes
+    return shapes
 
 
-def _flow_candidates(
-    out: Collected, origin: float, lane_lo: I64, lane_hi: I64, start: I64
-) -> tuple[I64, I64]:
-    """The flow points' times (ns) and the slices they may bind to, before nesting."""
-    ts = _ns(out.flows.get("ts", np.float64), origin)
-    lane, enclosing = out.flows.get("lane", np.int64), out.flows.get("enclosing", bool)
-    return ts, candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
+def _done(value: T) -> Callable[[], T]:
+    """A result already at hand, fetched as a future's is."""
+    return lambda: value
 
 
 def _origin(out: Collected) -> float:

@@ -7,6 +7,8 @@ work, which links them when no flow event does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import numpy.typing as npt
 
@@ -28,7 +30,7 @@ def build_links(
     x_rows: I64,
     flow_ts: I64,
     is_gpu_lane: npt.NDArray[np.bool_],
-    flow_candidates: I64 | None = None,
+    nested: Callable[[], object] | None = None,
 ) -> tuple[Links, Links]:
     """(launch links, other flows). Rows are sorted-slice rows; `lane` is each row's lane id.
 
@@ -38,7 +40,8 @@ def build_links(
         x_rows: the sorted row of each X event, in collection order (for v2 bind ids).
         flow_ts: times of the flow events (ns).
         is_gpu_lane: per lane id.
-        flow_candidates: the flow points' `candidate_slices`, when found already.
+        nested: waits until `slices.depth` and `slices.parent` are filled in, where they are
+            being found in another thread.
     """
     parts: list[tuple[I64, I64, I64, I64, I64]] = []  # group, ts, role, row, cat
     launch_cats = [
@@ -60,8 +63,8 @@ def build_links(
             lane_hi,
             slices.start,
             slices.end,
-            slices.parent.astype(np.int64),
-            flow_candidates,
+            slices.parent,
+            nested,
         )
         _starts_at_their_launch(
             row,
