@@ -15,7 +15,7 @@ import pytest
 from tests.bench.gen_trace import generate
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
-from tui.model.ingest.chrome_json import chunks
+from tui.model.ingest.chrome_json import chunks, parallel
 from tui.model.ingest.chrome_json.locate import locate_events
 from tui.model.ingest.chrome_json.parallel import read_parallel
 from tui.model.ingest.source import read_source
@@ -183,3 +183,36 @@ def test_a_file_that_is_not_a_trace_still_says_so(tmp_path):
     path.write_text("[" + ", ".join(str(k) for k in range(20000)) + "]")
     with pytest.raises(TraceError, match="not a trace"):
         load_trace(path, workers=2)
+
+
+def test_a_worker_that_cannot_start_leaves_the_load_to_one_pass(kineto, monkeypatch):
+    started = []
+    real = parallel._start_worker
+
+    def flaky():
+        if started:
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        started.append(real())
+        return started[-1]
+
+    monkeypatch.setattr(parallel, "_start_worker", flaky)
+    assert parallel_ran(kineto, workers=3) is None
+    assert started[0].poll() is not None  # the one that started was stopped
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)
+    both(kineto)
+
+
+def test_workers_read_the_file_this_process_opened_not_one_put_in_its_place(tmp_path):
+    """A profiler writing its next trace under the same name while this one loads."""
+    path, other = tmp_path / "t.json", tmp_path / "next.json"
+    with open(path, "w") as f:
+        generate(20000, f)
+    text = path.read_text()
+    other.write_text(text.replace("aten::linear", "NEW!::linear"))
+    source = read_source(path)
+    os.replace(other, path)
+    layout = locate_events(source.data, source.path)
+    decoded = read_parallel(source, layout, 3, None)
+    names = decoded.collected.names.values if decoded is not None else []
+    assert not [n for n in names if "NEW" in n]

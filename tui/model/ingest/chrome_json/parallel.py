@@ -78,10 +78,9 @@ def read_parallel(
                     events += len(chunk.events)
                     if base is None:  # the first chunk has fixed the base the runs use
                         base = out.ts_base_us
-                        helpers = [
-                            _Helper(source.path, base, size, queue, parts, Path(spool) / str(i))
-                            for i in range(workers - 1)
-                        ]
+                        for i in range(workers - 1):
+                            spool_file = Path(spool) / str(i)
+                            helpers.append(_Helper(source, base, size, queue, parts, spool_file))
                     if progress is not None:
                         progress(*queue.progress(chunk.end - layouts[k].start, events))
                 parts[k] = _part(out, table, events, layouts[k], runs[k][1])
@@ -89,7 +88,7 @@ def read_parallel(
                 k = queue.take()
             for helper in helpers:
                 helper.join()
-        except Irregular:
+        except (Irregular, OSError):  # OSError: a worker could not be started
             queue.cancel()
             return None
         finally:
@@ -164,14 +163,16 @@ class _Helper:
 
     def __init__(
         self,
-        path: str,
+        source: Source,
         base: int,
         chunk_bytes: int,
         queue: _Queue,
         parts: list[Part | None],
         spool: Path,
     ) -> None:
-        self.path, self.base, self.chunk_bytes = path, base, chunk_bytes
+        self.path, self.base, self.chunk_bytes = source.path, base, chunk_bytes
+        assert source.handle is not None
+        self.identity = _identity(os.fstat(source.handle.fileno()))
         self.queue, self.parts, self.spool = queue, parts, spool
         self.process = _start_worker()
         self.thread = threading.Thread(target=self._feed, daemon=True)
@@ -182,7 +183,8 @@ class _Helper:
         assert stdin is not None and stdout is not None
         try:
             while (k := self.queue.take()) is not None:
-                job = (self.path, self.queue.layouts[k], self.base, self.chunk_bytes, self.spool)
+                layout = self.queue.layouts[k]
+                job = (self.path, self.identity, layout, self.base, self.chunk_bytes, self.spool)
                 pickle.dump(job, stdin)
                 stdin.flush()
                 if stdout.readline() != b"ok\n":
@@ -192,8 +194,8 @@ class _Helper:
                     part = pickle.load(f)
                 self.parts[k] = part
                 self.queue.done(k, part.events)
-        except (OSError, EOFError, pickle.UnpicklingError):
-            self.queue.cancel()  # a worker killed under it (a file cut short, the load cancelled)
+        except Exception:  # a worker killed under it (a file cut short, the load cancelled)
+            self.queue.cancel()
 
     def join(self) -> None:
         self.thread.join()
@@ -227,12 +229,14 @@ def work() -> None:
     mapped: dict[str, mmap.mmap] = {}
     while True:
         try:
-            path, layout, base, chunk_bytes, spool = pickle.load(sys.stdin.buffer)
+            path, identity, layout, base, chunk_bytes, spool = pickle.load(sys.stdin.buffer)
         except EOFError:
             return
         try:
             if path not in mapped:
                 with open(path, "rb") as f:
+                    if _identity(os.fstat(f.fileno())) != identity:
+                        raise OSError("the file was replaced while being read")
                     mapped[path] = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
             end = layout.end
             out, table = Collected(ts_base_us=base), ChunkTable()
@@ -247,6 +251,11 @@ def work() -> None:
         except Exception:  # Irregular, or anything else: the one pass reads it and says what
             sys.stdout.buffer.write(b"failed\n")
         sys.stdout.buffer.flush()
+
+
+def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What tells the file this process mapped from another put at its path since."""
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
 
 
 def _part(out: Collected, table: ChunkTable, events: int, layout: Layout, end: int) -> Part:
