@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from typing import Any, TypeVar
 
@@ -31,6 +32,7 @@ from .pairs import match_pairs
 
 I64 = npt.NDArray[np.int64]
 T = TypeVar("T")
+SWITCH_INTERVAL_S = 0.0002
 _SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
 
 
@@ -78,7 +80,7 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
     # Only the rare flow point that the last slice to start before it does not hold needs the
     # nesting: with cores to spare, the lanes are nested in a thread while the flows are linked
     # (numpy lets go of the GIL in its loops), and linking waits for it only for such a point.
-    with ThreadPoolExecutor(1) if threads else nullcontext() as pool:
+    with ThreadPoolExecutor(1) if threads else nullcontext() as pool, _short_switches(threads):
         nest_all = partial(_nest_lanes, start, dur, lo_by_rank, hi_by_rank, depth, parent)
         nested = pool.submit(nest_all).result if pool is not None else _done(nest_all())
         flow_ts = _ns(out.flows.get("ts", np.float64), origin)
@@ -144,6 +146,22 @@ def _nest_lanes(
         parent[a:b] = np.where(nesting.parent >= 0, nesting.parent + a, -1)
         shapes.append((nesting.levels, nesting.rows))
     return shapes
+
+
+@contextmanager
+def _short_switches(threads: bool) -> Iterator[None]:
+    """While the sweep's Python loop runs beside the linking, hand the GIL over more often than
+    every 5 ms: the linking is numpy calls of a few ms each, and each would otherwise wait out a
+    whole interval for the GIL (measured at 5M events: assembly 1.2-1.6 s, 0.93-0.97 s with it)."""
+    if not threads:
+        yield
+        return
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _done(value: T) -> Callable[[], T]:
