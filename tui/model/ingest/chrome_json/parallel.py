@@ -36,7 +36,7 @@ from .locate import WHITESPACE, Layout
 # Below this, starting workers costs more than it saves (an interpreter with numpy: ~0.2 s).
 PARALLEL_FROM_BYTES = 128 << 20
 # Runs per worker: enough that the workers finish together, few enough to merge cheaply.
-RUNS_PER_WORKER = 4
+RUNS_PER_WORKER = 6
 
 
 @dataclass
@@ -67,6 +67,10 @@ def read_parallel(
     helpers: list[_Helper] = []
     with tempfile.TemporaryDirectory(prefix="trace-tui-") as spool:
         try:
+            # The interpreters start now, beside this process's first chunk; they are fed runs
+            # once that chunk has fixed the timestamp base.
+            for i in range(workers - 1):
+                helpers.append(_Helper(source, size, queue, parts, Path(spool) / str(i)))
             k = queue.take()
             base = None
             while k is not None:
@@ -76,11 +80,10 @@ def read_parallel(
                 decoded = collect_range(buf, layouts[k], out, table, source.safe_length, True, size)
                 for chunk in decoded:
                     events += len(chunk.events)
-                    if base is None:  # the first chunk has fixed the base the runs use
+                    if base is None:
                         base = out.ts_base_us
-                        for i in range(workers - 1):
-                            spool_file = Path(spool) / str(i)
-                            helpers.append(_Helper(source, base, size, queue, parts, spool_file))
+                        for helper in helpers:
+                            helper.begin(base)
                     if progress is not None:
                         progress(*queue.progress(chunk.end - layouts[k].start, events))
                 parts[k] = _part(out, table, events, layouts[k], runs[k][1])
@@ -164,18 +167,21 @@ class _Helper:
     def __init__(
         self,
         source: Source,
-        base: int,
         chunk_bytes: int,
         queue: _Queue,
         parts: list[Part | None],
         spool: Path,
     ) -> None:
-        self.path, self.base, self.chunk_bytes = source.path, base, chunk_bytes
+        self.path, self.chunk_bytes, self.base = source.path, chunk_bytes, 0
         assert source.handle is not None
         self.identity = _identity(os.fstat(source.handle.fileno()))
         self.queue, self.parts, self.spool = queue, parts, spool
         self.process = _start_worker()
         self.thread = threading.Thread(target=self._feed, daemon=True)
+
+    def begin(self, base: int) -> None:
+        """Start feeding runs, whose timestamps are kept relative to `base`."""
+        self.base = base
         self.thread.start()
 
     def _feed(self) -> None:
@@ -198,12 +204,13 @@ class _Helper:
             self.queue.cancel()
 
     def join(self) -> None:
-        self.thread.join()
+        if self.thread.ident is not None:
+            self.thread.join()
 
     def stop(self) -> None:
         self.process.kill()
         self.process.wait()
-        self.thread.join()
+        self.join()
         for pipe in (self.process.stdin, self.process.stdout):
             if pipe is not None:
                 pipe.close()
