@@ -1,4 +1,5 @@
-"""Command line: `trace-tui [FILE|FOLDER]`, `trace-tui info FILE [--json]`, `--list FOLDER`."""
+"""Command line: `trace-tui [FILE|FOLDER]`, `trace-tui info FILE [--json]`, `trace-tui summary`,
+`trace-tui diff BASE NEW`, `--list FOLDER`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.rank_compare import compare
 from tui.model.analysis.rank_stats import RankStats
 from tui.model.analysis.scope import Scope
@@ -23,6 +25,15 @@ from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.footprint import available_memory, estimate_memory
 from tui.model.ingest.rank_folder import RankFiles, rank_files
 from tui.model.ingest.source import check_start, max_stream_bytes, no_traces_reason, scan_folder
+from tui.model.present.diff_report import (
+    KERNEL_SORTS,
+    OP_SORTS,
+    REGION_SORTS,
+    drivers,
+    headline_label,
+)
+from tui.model.present.diff_report import as_json as diff_json
+from tui.model.present.diff_report import as_text as diff_text
 from tui.model.present.info import report, summary
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
@@ -153,6 +164,8 @@ def _main(args: list[str]) -> int:
         return _info(args[1:])
     if args and args[0] == "summary":
         return _summary(args[1:])
+    if args and args[0] == "diff":
+        return _diff(args[1:])
     try:
         opts = _view_parser().parse_args(args)
     except SystemExit as e:
@@ -249,6 +262,76 @@ def _summary(args: list[str]) -> int:
     step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
     sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown", step))
     return 0
+
+
+def _diff_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{PROG} diff",
+        description="Compare NEW with BASE: step time (median step), GPU busy, idle by cause, "
+        "communication and the verdict; the op, kernel and region tables by the largest change.",
+    )
+    parser.add_argument("base", help="the trace to compare against")
+    parser.add_argument("new", help="the trace compared with it")
+    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument(
+        "--sort",
+        help=f"rank rows by the change of: ops {', '.join(OP_SORTS)} (default self_cuda, or "
+        f"self_cpu without GPU work); kernels {', '.join(KERNEL_SORTS)}; regions "
+        f"{', '.join(REGION_SORTS)}",
+    )
+    parser.add_argument("--top", type=int, default=20, help="rows of each table (0: all)")
+    parser.add_argument(
+        "--fail-on-regression",
+        type=float,
+        metavar="PCT",
+        help="exit 3 when the metric grew by more than PCT percent",
+    )
+    parser.add_argument(
+        "--metric",
+        choices=tuple(HEADLINE),
+        default="step",
+        help="what --fail-on-regression watches (default step: the median step)",
+    )
+    _common(parser)
+    return parser
+
+
+def _diff(args: list[str]) -> int:
+    try:
+        opts = _diff_parser().parse_args(args)
+    except SystemExit as e:
+        return int(e.code or 0)
+    sorts = {*OP_SORTS, *KERNEL_SORTS, *REGION_SORTS}
+    if opts.sort is not None and opts.sort not in sorts:
+        return _fail(f"--sort {opts.sort}: choose one of {', '.join(sorted(sorts))}", 2)
+    if opts.top < 0:
+        return _fail("--top must be 0 or more", 2)
+    traces = []
+    for path in (opts.base, opts.new):
+        opts.path = path
+        trace = _load(opts)
+        if trace is None:
+            return 1
+        traces.append(trace)
+    result = diff(*traces)
+    if opts.format == "json":
+        sys.stdout.buffer.write(diff_json(result, opts.sort, opts.top))
+    else:
+        sys.stdout.write(diff_text(result, opts.sort, opts.top, opts.format == "markdown"))
+    if opts.fail_on_regression is None:
+        return 0
+    metric = opts.metric
+    if result.base.metric(metric) is None or result.new.metric(metric) is None:
+        return _fail(f"--metric {metric}: not in both traces (a step metric needs ProfilerStep)")
+    change = regressed(result, metric, opts.fail_on_regression)
+    if change is None:
+        return 0
+    rows = "; ".join(drivers(result, metric)) or "no op grew"
+    _fail(
+        f"{headline_label(metric)} regressed {change:.1f}% (over {opts.fail_on_regression:g}%): "
+        f"most grown: {rows}"
+    )
+    return 3
 
 
 def rank_set(path: str | None) -> tuple[RankFiles | None, str | None]:

@@ -197,18 +197,18 @@ def as_text(
             for s in summary.steps
         ]
         headers = ["Step", "CPU time", "GPU launched", "GPU busy", "Verdict"]
-        out += _table(headers, step_rows, markdown)
+        out += table_lines(headers, step_rows, markdown)
     out.append("")
     if not report.rows:  # as the pane says it
         what = "GPU work" if report.table.name == "kernels" else "ops"
         out.append(f"No {what} in this {'trace' if scope is None else 'scope'}.")
         return "\n".join(out) + "\n"
     headers = [c.header for c in report.columns]
-    out += _table(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
+    out += table_lines(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
     return "\n".join(out) + "\n"
 
 
-def _table(headers: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+def table_lines(headers: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
     rows = [[shown(c, 500) for c in row] for row in rows]
     if markdown:
 
