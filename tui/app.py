@@ -12,6 +12,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Input
 
+from tui.model.analysis.diff import TraceDiff, aligned_window, diff
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.ops import op_rows
 from tui.model.analysis.rank_compare import RankReport, compare
@@ -25,6 +26,7 @@ from tui.model.ingest.rank_folder import RankFiles
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.text import printable
 from tui.model.trace import Trace
+from tui.widgets.diff_pane import DiffPane
 from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
@@ -64,6 +66,8 @@ class TraceApp(App[None]):
         Binding("escape", "close_search", "Close search", show=False),
         # A rank set's keys (the footer shows them only then: see check_action).
         Binding("b", "back_to_ranks", "Ranks"),
+        Binding("o", "other_trace", "Other trace"),
+        Binding("D", "toggle_diff", "Diff"),
         Binding("less_than_sign", "other_rank(-1)", "Rank before, same time", show=False),
         Binding("greater_than_sign", "other_rank(1)", "Rank after, same time", show=False),
     ]
@@ -89,6 +93,13 @@ class TraceApp(App[None]):
             super().__init__()
             self.report, self.failed = report, failed
 
+    class PairLoaded(Message):
+        """NEW, loaded after BASE was shown, and what changed between them."""
+
+        def __init__(self, trace: Trace, verdict: Verdict | None, changes: TraceDiff) -> None:
+            super().__init__()
+            self.trace, self.verdict, self.changes = trace, verdict, changes
+
     class LoadProgressed(Message):
         """Posted about every quarter second while the trace loads."""
 
@@ -104,8 +115,15 @@ class TraceApp(App[None]):
         ranks: RankFiles | None = None,
         workers: int | None = None,
         notice: str | None = None,
+        new: str | None = None,
     ) -> None:
         super().__init__()
+        # Two traces to compare: BASE (`path`) is shown first, NEW loads behind it; `o` shows
+        # the other one, `D` what changed.
+        self.pair = (path, new) if new is not None else None
+        self.side = 0  # which of the pair is shown
+        self.loaded: dict[int, tuple[Trace, Verdict | None]] = {}
+        self.changes: TraceDiff | None = None
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         self.path = path
         self.ranks = ranks  # a folder of one job's rank traces
@@ -114,6 +132,8 @@ class TraceApp(App[None]):
         # The absolute window to show once the next rank's trace is loaded (`<`, `>`).
         self._keep_window: tuple[int, int] | None = None
         self.shown_as = shown_as  # what the header calls the trace (standard input's spool)
+        if self.pair is not None:
+            self.shown_as = _side_name(0, shown_as or path)
         self.cache = cache
         self._cancelled = False
         self.trace: Trace | None = None
@@ -137,6 +157,8 @@ class TraceApp(App[None]):
             self.load()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("other_trace", "toggle_diff"):
+            return self.pair is not None and self.trace is not None
         if action in ("back_to_ranks", "other_rank"):
             return self.ranks is not None and self.rank is not None
         if action in ("search", "toggle_stats") and self.ranks is not None:
@@ -232,6 +254,12 @@ class TraceApp(App[None]):
             )
             trace.args_reader.open()  # here, not on the first lookup in the UI thread
             verdict = _verdict(trace)
+            if self.pair is not None and not self.loaded:
+                self.post_message(self.TraceLoaded(trace, verdict))
+                new = load_trace(self.pair[1], cache=self.cache, workers=self.load_workers)
+                new.args_reader.open()
+                self.post_message(self.PairLoaded(new, _verdict(new), diff(trace, new)))
+                return
         except LoadCancelled:
             return
         except TraceError as e:
@@ -271,34 +299,106 @@ class TraceApp(App[None]):
         self.exit(return_code=1)
 
     async def on_trace_app_trace_loaded(self, message: TraceLoaded) -> None:
+        await self._show_trace(message.trace, message.verdict)
+        if self.pair is not None:
+            self.loaded[self.side] = (message.trace, message.verdict)
+
+    async def _show_trace(
+        self, trace: Trace, verdict: Verdict | None, window: tuple[int, int] | None = None
+    ) -> None:
         try:
-            timeline = Timeline(message.trace)
+            timeline = Timeline(trace)
         except Exception as e:  # a bug: one line on exit, never a traceback on screen
             self.load_error = (
-                f"{self.path}: cannot show ({type(e).__name__}: {e}); please report this with "
+                f"{trace.path}: cannot show ({type(e).__name__}: {e}); please report this with "
                 "the file"
             )
             self.exit(return_code=1)
             return
-        self.trace = message.trace
-        await self.query_one(LoadProgress).remove()
+        self.trace = trace
+        for progress in self.query(LoadProgress):
+            await progress.remove()
         search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
         search.display = False
         view = Vertical(
-            TraceSummary(message.trace, self.shown_as),
+            TraceSummary(trace, self.shown_as),
             TimeRuler(),
             timeline,
-            VerticalScroll(SliceDetails(message.verdict), id="details"),
+            VerticalScroll(SliceDetails(verdict), id="details"),
             search,
             id="trace-view",
         )
         await self.mount(view, before=self.query_one(Footer))
         kept, self._keep_window = self._keep_window, None
-        if kept is not None and message.trace.base_time_ns is not None:
-            base = message.trace.base_time_ns
+        if kept is not None and trace.base_time_ns is not None:
+            base = trace.base_time_ns
             timeline.set_window((kept[0] - base, kept[1] - base))
+        if window is not None:
+            timeline.set_window(window)
         timeline.focus()
         self.refresh_bindings()
+
+    def on_trace_app_pair_loaded(self, message: PairLoaded) -> None:
+        self.loaded[1] = (message.trace, message.verdict)
+        self.changes = message.changes
+        self.notify("NEW is loaded: o shows it, D shows what changed.", timeout=4)
+
+    async def action_other_trace(self) -> None:
+        """The other trace of the pair, at the same place in the same step."""
+        if self.pair is None or self.trace is None:
+            return
+        other = 1 - self.side
+        if other not in self.loaded:
+            self.query_one(Timeline).say("NEW is still loading.")
+            return
+        diff_open = bool(self.query(DiffPane))
+        trace, verdict = self.loaded[other]
+        window = aligned_window(self.trace, trace, self.query_one(Timeline).window)
+        for view in self.query("#trace-view"):
+            await view.remove()
+        self.side, self.path = other, self.pair[other]
+        self.shown_as = _side_name(other, self.path)
+        self.sub_title = printable(self.shown_as)
+        await self._show_trace(trace, verdict, window)
+        if diff_open:
+            self.action_toggle_diff()
+
+    @guarded
+    def action_toggle_diff(self) -> None:
+        if self.trace is None or self.pair is None:
+            return
+        panes = self.query(DiffPane)
+        if panes:
+            panes.first().remove()
+            self.query_one("#details").display = True
+            self.query_one(Timeline).focus()
+            return
+        if self.changes is None:
+            self.query_one(Timeline).say("NEW is still loading.")
+            return
+        if self.query(StatsPane):
+            self.action_toggle_stats()  # one pane at a time
+        self.query_one("#details").display = False
+        pane = DiffPane(self.changes)
+        self.mount(pane, after=self.query_one("#details"))
+        self.call_after_refresh(self._focus_diff, pane)
+
+    def _focus_diff(self, pane: DiffPane) -> None:
+        for table in pane.query("#diff"):
+            table.focus()
+
+    @guarded
+    def on_diff_pane_row_chosen(self, message: DiffPane.RowChosen) -> None:
+        if self.trace is None:
+            return
+        timeline = self.query_one(Timeline)
+        rows = op_rows(self.trace, message.name)
+        if not len(rows):
+            there = "NEW" if self.side == 0 else "BASE"
+            timeline.say(f"{printable(message.name)} is only in {there}: o shows {there}.")
+            return
+        timeline.set_matches(rows)
+        timeline.show_longest(rows)
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
@@ -329,6 +429,8 @@ class TraceApp(App[None]):
     def action_toggle_stats(self) -> None:
         if self.trace is None:
             return
+        if self.query(DiffPane):
+            self.action_toggle_diff()  # one pane at a time
         panes = self.query(StatsPane)
         if panes:
             self._pane_state = panes.first().state()
@@ -373,15 +475,22 @@ class TraceApp(App[None]):
     def action_help(self) -> None:
         forwarded = {"pane('toggle_kernels')", "pane('next_scope')"}
         rank_keys = {"back_to_ranks", "other_rank(-1)", "other_rank(1)"}
+        pair_keys = {"other_trace", "toggle_diff"}
 
         def own(b: BindingType) -> bool:
-            return not (isinstance(b, Binding) and b.action in forwarded | rank_keys)
+            return not (isinstance(b, Binding) and b.action in forwarded | rank_keys | pair_keys)
 
         ranks = [b for b in self.BINDINGS if isinstance(b, Binding) and b.action in rank_keys]
+        pair = [b for b in self.BINDINGS if isinstance(b, Binding) and b.action in pair_keys]
         sections = [
             *(
                 [("Ranks (a folder of rank traces)", [*RankView.BINDINGS, *ranks])]
                 if self.ranks
+                else []
+            ),
+            *(
+                [("Two traces (trace-tui BASE NEW)", [*pair, *DiffPane.BINDINGS])]
+                if self.pair
                 else []
             ),
             ("Timeline", Timeline.BINDINGS),
@@ -415,6 +524,10 @@ class TraceApp(App[None]):
             else f"no slice name contains {printable(message.value)!r}"
         )
         self.action_close_search()
+
+
+def _side_name(side: int, path: str) -> str:
+    return f"{('BASE', 'NEW')[side]} · {path}"
 
 
 def _verdict(trace: Trace) -> Verdict | None:

@@ -60,11 +60,14 @@ def make_app(
     cache: ModelCache | None = None,
     shown_as: str | None = None,
     workers: int | None = None,
+    new: str | Path | None = None,
 ) -> TraceApp:
-    """The viewer for one trace, or for a folder of one job's rank traces: its rank table
-    (tests drive this with Pilot)."""
+    """The viewer for one trace, for a folder of one job's rank traces (its rank table), or for
+    two traces to compare, BASE `path` and `new` (tests drive this with Pilot)."""
     from tui.app import TraceApp
 
+    if new is not None:
+        return TraceApp(str(path), cache, shown_as, None, workers, None, str(new))
     ranks, notice = rank_set(str(path))
     return TraceApp(str(path), cache, shown_as, ranks, workers, notice)
 
@@ -83,13 +86,19 @@ def _view_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="View a PyTorch profiler (Chrome format) trace in the terminal.",
         epilog="Also: trace-tui info FILE [--json] prints what was loaded; trace-tui summary "
-        "FILE [--format text|markdown|json] gives the verdict and the op table.",
+        "FILE [--format text|markdown|json] gives the verdict and the op table; trace-tui diff "
+        "BASE NEW compares two traces.",
     )
     parser.add_argument(
         "path",
         nargs="?",
         help="trace file (.json, .json.gz) or a "
         "tensorboard_trace_handler folder; default: a bundled sample",
+    )
+    parser.add_argument(
+        "new",
+        nargs="?",
+        help="a second trace: both open, o switches between them and D shows what changed",
     )
     parser.add_argument(
         "--list", action="store_true", help="list the traces in the folder, newest first, and exit"
@@ -181,13 +190,15 @@ def _main(args: list[str]) -> int:
         path, shown_as = spooled, "standard input"
     try:
         check_start(path)  # cheap checks before the terminal is taken over
+        if opts.new is not None:
+            check_start(opts.new)
     except TraceError as e:
         return _fail(str(e))
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         return _fail("the viewer needs a terminal; for text output use: trace-tui info FILE", 2)
     if not _enough_memory(path, opts, ask=True):
         return 1
-    app = make_app(path, _cache(opts), shown_as, opts.workers)
+    app = make_app(path, _cache(opts), shown_as, opts.workers, opts.new)
     app.run()
     if app.load_error is not None:
         return _fail(app.load_error)

@@ -8,7 +8,15 @@ import json
 
 import pytest
 
-from tui.model.analysis.diff import ADDED, MATCHED, REMOVED, diff, ranked, regressed
+from tui.model.analysis.diff import (
+    ADDED,
+    MATCHED,
+    REMOVED,
+    aligned_window,
+    diff,
+    ranked,
+    regressed,
+)
 from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.scope import Scope
@@ -138,3 +146,12 @@ def test_unrelated_traces_still_diff_and_say_how_little_matched(shared, eager_co
     d = diff(eager_compiled[0], load_trace(shared / PAIRS[2][0]))
     assert d.matched_share < 0.5
     assert any("unrelated" in n for n in d.notes)
+
+
+def test_a_window_moves_to_the_same_place_in_the_same_step(tmp_path):
+    two = step_trace(tmp_path / "two.json", [("k", 10.0)], steps=2, step_us=100.0)
+    three = step_trace(tmp_path / "three.json", [("k", 10.0)], steps=3, step_us=130.0)
+    assert aligned_window(two, three, (105_000, 125_000)) == (135_000, 155_000)
+    # Past the last step of the other trace: its last step.
+    assert aligned_window(three, two, (265_000, 266_000)) == (105_000, 106_000)
+    assert aligned_window(two, three, (1_000, 2_000)) == (1_000, 2_000)  # the first step

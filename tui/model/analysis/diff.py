@@ -23,6 +23,7 @@ from .attribution import attribute, op_tree
 from .kernels import KernelStat, kernel_stats
 from .ops import OpStat, op_stats
 from .scope import Scope
+from .steps import step_windows
 from .summary import Summary, summarize
 
 # The op columns compared, as the op table names its values (ns, or a count).
@@ -264,3 +265,17 @@ def regressed(d: TraceDiff, metric: str, percent: float) -> float | None:
     change = 100.0 * (after - before) / before
     # Step time, busy time... all grow when worse.
     return change if change > percent else None
+
+
+def aligned_window(src: Trace, dst: Trace, window: tuple[int, int]) -> tuple[int, int]:
+    """`window` of `src` moved to `dst` at the same place in the same step: the step holding
+    its start (or the last one before it), counted from the first; without steps on both, the
+    same offset from the trace start."""
+    t0, t1 = window
+    a, b = step_windows(src), step_windows(dst)
+    if not a or not b:
+        return window
+    k = max((i for i, (_, start, _) in enumerate(a) if start <= t0), default=0)
+    offset = t0 - a[k][1]
+    start = b[min(k, len(b) - 1)][1] + offset
+    return start, start + (t1 - t0)

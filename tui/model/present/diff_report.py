@@ -74,9 +74,9 @@ def as_json(d: TraceDiff, sort: str | None, top: int) -> bytes:
         "matched_share": d.matched_share,
         "notes": d.notes,
         "sort": sorts,
-        "counts": {name: _counts(rows) for name, rows in _tables(d).items()},
+        "counts": {name: _counts(rows) for name, rows in tables(d).items()},
     }
-    for name, rows in _tables(d).items():
+    for name, rows in tables(d).items():
         columns = _COLUMNS[name]
         doc[name] = [_row_json(r, columns, name) for r in _top(ranked(rows, sorts[name]), top)]
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
@@ -94,7 +94,7 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
     out.append("")
     out += table_lines(["", "BASE", "NEW", "Delta", "Delta %"], _headline_rows(d), markdown)
     for name, title in (("ops", "Ops"), ("kernels", "Kernels"), ("regions", "Regions")):
-        rows = _tables(d)[name]
+        rows = tables(d)[name]
         column = sorts[name]
         counts = _counts(rows)
         out.append("")
@@ -104,7 +104,7 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
             f"{counts[MATCHED]} matched, {counts[ADDED]} added, {counts[REMOVED]} removed)"
         )
         if rows:
-            headers, cells = _table(name, shown, column)
+            headers, cells = table_cells(name, shown, column)
             out += table_lines(headers, cells, markdown)
     return "\n".join(out) + "\n"
 
@@ -122,6 +122,15 @@ def headline_label(metric: str) -> str:
     return _HEADLINE_LABELS[metric]
 
 
+def column_header(column: str) -> str:
+    return _HEADERS[column]
+
+
+def tables(d: TraceDiff) -> dict[str, list[DiffRow]]:
+    """The three tables by name: ops, kernels, regions."""
+    return {"ops": d.ops, "kernels": d.kernels, "regions": d.regions}
+
+
 _COLUMNS = {"ops": OP_COLUMNS, "kernels": KERNEL_COLUMNS, "regions": REGION_COLUMNS}
 _HEADERS = {
     "calls": "calls",
@@ -135,10 +144,6 @@ _HEADERS = {
     "gpu_ns": "GPU time",
     "kernels": "kernels",
 }
-
-
-def _tables(d: TraceDiff) -> dict[str, list[DiffRow]]:
-    return {"ops": d.ops, "kernels": d.kernels, "regions": d.regions}
 
 
 def _top(rows: list[DiffRow], top: int) -> list[DiffRow]:
@@ -223,7 +228,7 @@ def _headline_rows(d: TraceDiff) -> list[list[str]]:
     return rows
 
 
-def _table(name: str, rows: list[DiffRow], column: str) -> tuple[list[str], list[list[str]]]:
+def table_cells(name: str, rows: list[DiffRow], column: str) -> tuple[list[str], list[list[str]]]:
     """The ranked column in full (BASE, NEW, delta, delta %), the others as deltas."""
     others = [c for c in _COLUMNS[name] if c not in (column, "calls")]
     headers = [

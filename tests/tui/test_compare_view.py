@@ -1,0 +1,75 @@
+"""`trace-tui BASE NEW`: both traces open, `o` switches between them at the same place in the
+same step, `D` shows what changed, and enter on a row goes to that op in the shown trace."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.model.test_diff import step_trace
+from tests.tui.helpers import loaded, notes
+from tui.model.analysis.steps import step_windows
+from tui.widgets.diff_pane import DiffPane
+
+
+@pytest.fixture
+def pair(tmp_path):
+    step_trace(tmp_path / "eager.json", [("k_softmax", 10.0), ("k_mul", 10.0), ("k_add", 10.0)])
+    step_trace(tmp_path / "compiled.json", [("triton_fused_attn", 12.0)], steps=3, step_us=130.0)
+    return tmp_path / "eager.json", tmp_path / "compiled.json"
+
+
+async def test_o_switches_to_the_other_trace_in_the_same_step(pair):
+    async with loaded(pair[0], (120, 30), new=pair[1]) as (pilot, app):
+        assert app.changes is not None and app.side == 0
+        assert "BASE" in str(app.query_one("TraceSummary").render())
+        timeline = app.query_one("Timeline")
+        base_steps = step_windows(app.trace)
+        a = base_steps[1][1]
+        timeline.set_window((a + 10_000, a + 30_000))  # 10 us into the second step
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.side == 1 and str(app.trace.path) == str(pair[1])
+        assert "NEW" in str(app.query_one("TraceSummary").render())
+        b = step_windows(app.trace)[1][1]
+        assert b != a and app.query_one("Timeline").window == (b + 10_000, b + 30_000)
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.side == 0 and app.query_one("Timeline").window == (a + 10_000, a + 30_000)
+
+
+async def test_the_diff_pane_ranks_filters_and_jumps(pair):
+    async with loaded(pair[0], (120, 30), new=pair[1]) as (pilot, app):
+        await pilot.press("D")
+        await pilot.pause()
+        pane = app.query_one(DiffPane)
+        grid = pane.query_one("#diff")
+        assert grid.has_focus and grid.row_count > 3
+        await pilot.press("x")  # the kernel table
+        await pilot.pause()
+        assert pane.table == "kernels"
+        names = [r.name for r in pane._shown]
+        assert names[0] == "triton_fused_attn"  # the largest change: +36 us
+        await pilot.press("slash", *"mm_k", "enter")
+        await pilot.pause()
+        assert [r.name for r in pane._shown] == ["mm_kernel"] and grid.has_focus
+        await pilot.press("enter")  # to the longest mm_kernel in BASE
+        await pilot.pause()
+        timeline = app.query_one("Timeline")
+        assert app.trace.slice_name(timeline.selected) == "mm_kernel"
+        await pilot.press("tab", "end", *["backspace"] * 4, *"triton", "enter", "enter")
+        await pilot.pause(0.2)
+        assert any("triton_fused_attn is only in NEW" in n for n in notes(app))
+        await pilot.press("o")  # the pane stays open on the other trace
+        await pilot.pause()
+        assert app.side == 1 and app.query(DiffPane)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not app.query(DiffPane) and app.query_one("#details").display
+
+
+async def test_keys_of_a_pair_say_nothing_on_one_trace(pair):
+    async with loaded(pair[0], (80, 24)) as (pilot, app):
+        assert not app.check_action("other_trace", ()) and not app.check_action("toggle_diff", ())
+        await pilot.press("D", "o")
+        await pilot.pause()
+        assert not app.query(DiffPane) and app.side == 0

@@ -1,0 +1,153 @@
+"""DiffPane: what changed from BASE to NEW, as the op, kernel or region table ranked by the
+largest change of a column, with a name filter; enter jumps to the row's op in the shown trace."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import DataTable, Input, Static
+
+from tui.model.analysis.diff import DiffRow, TraceDiff, ranked
+from tui.model.present.diff_report import (
+    KERNEL_SORTS,
+    OP_SORTS,
+    REGION_SORTS,
+    column_header,
+    sorts_for,
+    table_cells,
+    tables,
+)
+from tui.model.text import printable
+from tui.model.timescale import format_duration
+from tui.widgets.error_screen import guarded
+
+TABLES = ("ops", "kernels", "regions")
+SORTS = {"ops": OP_SORTS, "kernels": KERNEL_SORTS, "regions": REGION_SORTS}
+NAME_CELLS = 48
+
+
+class DiffPane(Vertical):
+    DEFAULT_CSS = """
+    DiffPane { height: 50%; min-height: 12; border-top: solid $primary; }
+    DiffPane > #diff-head { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    DiffPane > #diff-filter { height: 1; border: none; padding: 0 1; }
+    DiffPane > DataTable { height: 1fr; min-height: 5; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "next_table", "Ops/kernels/regions"),
+        *(
+            Binding(str(n), f"rank_by({n - 1})", f"Rank by the change of column {n}", show=False)
+            for n in range(1, 6)
+        ),
+        Binding("slash", "filter", "Filter the table", show=False),
+        Binding("escape", "leave", "Close (from the filter: back to the table)", show=False),
+        Binding("tab,shift+tab", "other_part", "Table / filter", show=False),
+    ]
+
+    class RowChosen(Message):
+        """enter on a row: show that name's longest occurrence in the shown trace."""
+
+        def __init__(self, name: str, row: DiffRow) -> None:
+            super().__init__()
+            self.name, self.row = name, row
+
+    def __init__(self, d: TraceDiff, table: str = "ops", sort: str | None = None) -> None:
+        super().__init__()
+        self.diff = d
+        self.table = table
+        self.sorts = sorts_for(d, sort)
+        self.filter_text = ""
+        self._shown: list[DiffRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="diff-head")
+        yield Input(placeholder="filter names (/)", id="diff-filter", select_on_focus=False)
+        yield DataTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="diff")
+
+    def on_mount(self) -> None:
+        self.show()
+
+    def show(self) -> None:
+        """Fill the table: the rows of this table whose name holds the filter, ranked."""
+        column = self.sorts[self.table]
+        rows = ranked(tables(self.diff)[self.table], column)
+        if self.filter_text:
+            rows = [r for r in rows if self.filter_text.lower() in r.name.lower()]
+        self._shown = rows
+        headers, cells = table_cells(self.table, rows, column)
+        grid = self.query_one("#diff", DataTable)
+        grid.clear(columns=True)
+        for k, header in enumerate(headers):
+            grid.add_column(header, key=str(k))
+        for cell_row in cells:
+            name = cell_row[0]
+            shown = name if len(name) <= NAME_CELLS else name[: NAME_CELLS - 1] + "…"
+            grid.add_row(Text(shown), *(Text(c, justify="right") for c in cell_row[1:]))
+        if rows:
+            grid.move_cursor(row=0)
+        self.query_one("#diff-head", Static).update(self._head(column, len(rows)))
+
+    def _head(self, column: str, shown: int) -> Text:
+        d = self.diff
+        step = ""
+        if d.base.step_median_ns is not None and d.new.step_median_ns is not None:
+            before, change = d.base.step_median_ns, d.new.step_median_ns - d.base.step_median_ns
+            pct = f" ({100.0 * change / before:+.1f}%)" if before else ""
+            step = (
+                f"step {format_duration(d.base.step_median_ns)} -> "
+                f"{format_duration(d.new.step_median_ns)}{pct} · "
+            )
+        keys = ", ".join(
+            f"{k + 1} {column_header(c)}" for k, c in enumerate(SORTS[self.table].values())
+        )
+        first = f"{step}{d.base.verdict} -> {d.new.verdict} · {d.matched_share:.0%} matched"
+        second = (
+            f"{self.table.capitalize()} by change in {column_header(column)} ({shown} rows) · "
+            f"x: ops/kernels/regions · rank by {keys}"
+        )
+        return Text("\n".join(printable(line) for line in (first, second)))
+
+    def action_next_table(self) -> None:
+        self.table = TABLES[(TABLES.index(self.table) + 1) % len(TABLES)]
+        self.show()
+
+    def action_rank_by(self, k: int) -> None:
+        columns = list(SORTS[self.table].values())
+        if k < len(columns):
+            self.sorts[self.table] = columns[k]
+            self.show()
+
+    def action_filter(self) -> None:
+        self.query_one("#diff-filter", Input).focus()
+
+    def action_other_part(self) -> None:
+        grid = self.query_one("#diff", DataTable)
+        (self.query_one("#diff-filter", Input) if grid.has_focus else grid).focus()
+
+    def action_leave(self) -> None:
+        if self.query_one("#diff-filter", Input).has_focus:
+            self.query_one("#diff", DataTable).focus()
+        else:
+            self.app.action_toggle_diff()  # type: ignore[attr-defined]
+
+    @guarded
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.filter_text = event.value
+        self.show()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one("#diff", DataTable).focus()
+
+    @guarded
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self._shown):
+            row = self._shown[event.cursor_row]
+            self.post_message(self.RowChosen(row.name, row))
