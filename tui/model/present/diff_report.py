@@ -104,7 +104,7 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
             f"{counts[MATCHED]} matched, {counts[ADDED]} added, {counts[REMOVED]} removed)"
         )
         if rows:
-            headers, cells = table_cells(name, shown, column)
+            headers, cells = table_cells(name, shown, column, full=markdown)
             out += table_lines(headers, cells, markdown)
     return "\n".join(out) + "\n"
 
@@ -228,36 +228,41 @@ def _headline_rows(d: TraceDiff) -> list[list[str]]:
     return rows
 
 
-def table_cells(name: str, rows: list[DiffRow], column: str) -> tuple[list[str], list[list[str]]]:
-    """The ranked column in full (BASE, NEW, delta, delta %), the others as deltas."""
+def table_cells(
+    name: str, rows: list[DiffRow], column: str, full: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """The ranked column in full (BASE, NEW, delta, delta %) and the others as deltas; with
+    `full` (Markdown, where width costs nothing), every column in full."""
     others = [c for c in _COLUMNS[name] if c not in (column, "calls")]
-    headers = [
-        "Name",
-        "Status",
-        "Calls",
-        f"{_HEADERS[column]} BASE",
-        "NEW",
-        "Delta",
-        "Delta %",
-        *(f"Delta {_HEADERS[c]}" for c in others),
-    ]
+    headers = ["Name", "Status", "Calls", *_full_headers(column, short=True)]
+    for c in others:
+        headers += _full_headers(c, short=False) if full else [f"Delta {_HEADERS[c]}"]
     if name == "regions":
         headers.append("Kernels only in BASE / NEW")
     cells = []
     for r in rows:
         calls = f"{_amount(r.value('base', 'calls'), 'calls')} -> {r.value('new', 'calls')}"
-        row = [
-            printable(r.name),
-            r.status,
-            calls,
-            _amount(r.value("base", column) if r.base else None, column),
-            _amount(r.value("new", column) if r.new else None, column),
-            _signed(r.delta(column), column),
-            _percent(r.percent(column)),
-            *(_signed(r.delta(c), c) for c in others),
-        ]
+        row = [printable(r.name), r.status, calls, *_full_cells(r, column)]
+        for c in others:
+            row += _full_cells(r, c) if full else [_signed(r.delta(c), c)]
         if name == "regions":
             gone, came = r.replaced
             row.append(f"{len(gone)} / {len(came)}" if gone or came else "")
         cells.append(row)
     return headers, cells
+
+
+def _full_headers(column: str, short: bool) -> list[str]:
+    head = _HEADERS[column]
+    if short:
+        return [f"{head} BASE", "NEW", "Delta", "Delta %"]
+    return [f"{head} BASE", f"{head} NEW", f"{head} delta", f"{head} delta %"]
+
+
+def _full_cells(r: DiffRow, column: str) -> list[str]:
+    return [
+        _amount(r.value("base", column) if r.base else None, column),
+        _amount(r.value("new", column) if r.new else None, column),
+        _signed(r.delta(column), column),
+        _percent(r.percent(column)),
+    ]
