@@ -26,7 +26,7 @@ from tui.model.ingest.rank_folder import RankFiles
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.text import printable
 from tui.model.trace import Trace
-from tui.widgets.diff_pane import DiffPane
+from tui.widgets.diff_pane import DiffPane, DiffState
 from tui.widgets.error_screen import guarded
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
@@ -124,6 +124,7 @@ class TraceApp(App[None]):
         self.side = 0  # which of the pair is shown
         self.loaded: dict[int, tuple[Trace, Verdict | None]] = {}
         self.changes: TraceDiff | None = None
+        self._diff_state: DiffState | None = None  # how the diff pane was last left
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         self.path = path
         self.ranks = ranks  # a folder of one job's rank traces
@@ -352,6 +353,8 @@ class TraceApp(App[None]):
             self.query_one(Timeline).say("NEW is still loading.")
             return
         diff_open = bool(self.query(DiffPane))
+        for pane in self.query(DiffPane):
+            self._diff_state = pane.state()
         trace, verdict = self.loaded[other]
         window = aligned_window(self.trace, trace, self.query_one(Timeline).window)
         for view in self.query("#trace-view"):
@@ -369,6 +372,7 @@ class TraceApp(App[None]):
             return
         panes = self.query(DiffPane)
         if panes:
+            self._diff_state = panes.first().state()
             panes.first().remove()
             self.query_one("#details").display = True
             self.query_one(Timeline).focus()
@@ -379,7 +383,7 @@ class TraceApp(App[None]):
         if self.query(StatsPane):
             self.action_toggle_stats()  # one pane at a time
         self.query_one("#details").display = False
-        pane = DiffPane(self.changes)
+        pane = DiffPane(self.changes, self._diff_state)
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(self._focus_diff, pane)
 

@@ -317,6 +317,8 @@ def _diff(args: list[str]) -> int:
         return _fail(f"--sort {opts.sort}: choose one of {', '.join(sorted(sorts))}", 2)
     if opts.top < 0:
         return _fail("--top must be 0 or more", 2)
+    if opts.fail_on_regression is not None and opts.fail_on_regression < 0:
+        return _fail("--fail-on-regression must be 0 or more (a percent of growth)", 2)
     traces = []
     for path in (opts.base, opts.new):
         opts.path = path

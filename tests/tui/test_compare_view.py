@@ -59,9 +59,16 @@ async def test_the_diff_pane_ranks_filters_and_jumps(pair):
         await pilot.press("tab", "end", *["backspace"] * 4, *"triton", "enter", "enter")
         await pilot.pause(0.2)
         assert any("triton_fused_attn is only in NEW" in n for n in notes(app))
-        await pilot.press("o")  # the pane stays open on the other trace
+        await pilot.press("o")  # the pane stays open on the other trace, as it was left
         await pilot.pause()
-        assert app.side == 1 and app.query(DiffPane)
+        pane = app.query_one(DiffPane)
+        assert app.side == 1 and pane.table == "kernels" and pane.filter_text == "triton"
+        assert [r.name for r in pane._shown] == ["triton_fused_attn"]
+        assert "added: triton_fused_attn" in str(pane.query_one("#diff-head").render())
+        await pilot.press("enter")  # now there
+        await pilot.pause()
+        timeline = app.query_one("Timeline")
+        assert app.trace.slice_name(timeline.selected) == "triton_fused_attn"
         await pilot.press("escape")
         await pilot.pause()
         assert not app.query(DiffPane) and app.query_one("#details").display

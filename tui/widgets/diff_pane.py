@@ -3,6 +3,7 @@ largest change of a column, with a name filter; enter jumps to the row's op in t
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.text import Text
@@ -27,6 +28,21 @@ from tui.model.timescale import format_duration
 from tui.widgets.error_screen import guarded
 
 TABLES = ("ops", "kernels", "regions")
+# The pane's column order, by table_cells' columns: the change comes right after the name, so
+# that it shows at 80 columns; BASE and NEW, the status and the calls follow.
+_ORDER = (0, 5, 6, 3, 4, 1, 2)
+
+
+@dataclass
+class DiffState:
+    """What the user chose in the pane: it opens so again (after `o`, say)."""
+
+    table: str = "ops"
+    sorts: dict[str, str] = field(default_factory=dict)
+    filter_text: str = ""
+    row_name: str | None = None
+
+
 SORTS = {"ops": OP_SORTS, "kernels": KERNEL_SORTS, "regions": REGION_SORTS}
 NAME_CELLS = 48
 
@@ -34,7 +50,7 @@ NAME_CELLS = 48
 class DiffPane(Vertical):
     DEFAULT_CSS = """
     DiffPane { height: 50%; min-height: 12; border-top: solid $primary; }
-    DiffPane > #diff-head { height: auto; max-height: 3; padding: 0 1; background: $boost; }
+    DiffPane > #diff-head { height: auto; max-height: 4; padding: 0 1; background: $boost; }
     DiffPane > #diff-filter { height: 1; border: none; padding: 0 1; }
     DiffPane > DataTable { height: 1fr; min-height: 5; }
     """
@@ -56,13 +72,20 @@ class DiffPane(Vertical):
             super().__init__()
             self.name, self.row = name, row
 
-    def __init__(self, d: TraceDiff, table: str = "ops", sort: str | None = None) -> None:
+    def __init__(self, d: TraceDiff, state: DiffState | None = None) -> None:
         super().__init__()
         self.diff = d
-        self.table = table
-        self.sorts = sorts_for(d, sort)
-        self.filter_text = ""
+        state = state or DiffState()
+        self.table = state.table
+        self.sorts = {**sorts_for(d, None), **state.sorts}
+        self.filter_text = state.filter_text
+        self._row_name = state.row_name
         self._shown: list[DiffRow] = []
+
+    def state(self) -> DiffState:
+        grid = self.query_one("#diff", DataTable)
+        row = self._shown[grid.cursor_row].name if 0 <= grid.cursor_row < len(self._shown) else None
+        return DiffState(self.table, dict(self.sorts), self.filter_text, row)
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
@@ -70,29 +93,46 @@ class DiffPane(Vertical):
         yield DataTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="diff")
 
     def on_mount(self) -> None:
-        self.show()
+        self.query_one("#diff-filter", Input).value = self.filter_text
+        self.show(self._row_name)
 
-    def show(self) -> None:
-        """Fill the table: the rows of this table whose name holds the filter, ranked."""
+    def show(self, row_name: str | None = None) -> None:
+        """Fill the table: the rows of this table whose name holds the filter, ranked; the
+        cursor on `row_name` where it is shown, else on the first row."""
         column = self.sorts[self.table]
         rows = ranked(tables(self.diff)[self.table], column)
         if self.filter_text:
             rows = [r for r in rows if self.filter_text.lower() in r.name.lower()]
         self._shown = rows
         headers, cells = table_cells(self.table, rows, column)
+        order = [*_ORDER, *range(len(_ORDER), len(headers))]
         grid = self.query_one("#diff", DataTable)
         grid.clear(columns=True)
-        for k, header in enumerate(headers):
-            grid.add_column(header, key=str(k))
+        for k in order:
+            grid.add_column(headers[k], key=str(k))
         for cell_row in cells:
             name = cell_row[0]
             shown = name if len(name) <= NAME_CELLS else name[: NAME_CELLS - 1] + "…"
-            grid.add_row(Text(shown), *(Text(c, justify="right") for c in cell_row[1:]))
+            grid.add_row(
+                Text(shown),
+                *(Text(cell_row[k], justify="left" if k == 1 else "right") for k in order[1:]),
+            )
+        names = [r.name for r in rows]
         if rows:
-            grid.move_cursor(row=0)
-        self.query_one("#diff-head", Static).update(self._head(column, len(rows)))
+            grid.move_cursor(row=names.index(row_name) if row_name in names else 0)
+        self._show_head()
 
-    def _head(self, column: str, shown: int) -> Text:
+    def _show_head(self) -> None:
+        column = self.sorts[self.table]
+        grid = self.query_one("#diff", DataTable)
+        row = self._shown[grid.cursor_row] if 0 <= grid.cursor_row < len(self._shown) else None
+        self.query_one("#diff-head", Static).update(self._head(column, len(self._shown), row))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        event.stop()
+        self._show_head()
+
+    def _head(self, column: str, shown: int, row: DiffRow | None) -> Text:
         d = self.diff
         step = ""
         if d.base.step_median_ns is not None and d.new.step_median_ns is not None:
@@ -102,15 +142,17 @@ class DiffPane(Vertical):
                 f"step {format_duration(d.base.step_median_ns)} -> "
                 f"{format_duration(d.new.step_median_ns)}{pct} · "
             )
-        keys = ", ".join(
+        keys = " ".join(
             f"{k + 1} {column_header(c)}" for k, c in enumerate(SORTS[self.table].values())
         )
-        first = f"{step}{d.base.verdict} -> {d.new.verdict} · {d.matched_share:.0%} matched"
-        second = (
-            f"{self.table.capitalize()} by change in {column_header(column)} ({shown} rows) · "
-            f"x: ops/kernels/regions · rank by {keys}"
-        )
-        return Text("\n".join(printable(line) for line in (first, second)))
+        lines = [
+            f"{step}{d.base.verdict} -> {d.new.verdict} · {d.matched_share:.0%} matched",
+            f"{self.table.capitalize()} by change in {column_header(column)} ({shown}) · "
+            f"x: next table · {keys}",
+        ]
+        if row is not None:  # names are cut in the table: the one under the cursor in full
+            lines.append(f"{row.status}: {row.name}")
+        return Text("\n".join(printable(line) for line in lines))
 
     def action_next_table(self) -> None:
         self.table = TABLES[(TABLES.index(self.table) + 1) % len(TABLES)]

@@ -89,6 +89,8 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
         steps = f"{side.steps} step{'s' * (side.steps != 1)}" if side.steps else "no steps"
         text = f"{label}: {printable(side.path)} ({steps}, {side.verdict})"
         out.append(f"- **{text}**" if markdown else text)
+    if markdown:
+        out.append("")
     out.append(f"{d.matched_share:.0%} of the time is in ops and kernels found in both traces.")
     out += [f"Note: {printable(n)}" for n in d.notes]
     out.append("")
@@ -99,10 +101,11 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
         counts = _counts(rows)
         out.append("")
         shown = _top(ranked(rows, column), top)
-        out.append(
+        caption = (
             f"{title} by change in {_HEADERS[column]} ({len(shown)} of {len(rows)}: "
             f"{counts[MATCHED]} matched, {counts[ADDED]} added, {counts[REMOVED]} removed)"
         )
+        out += [f"#### {caption}", ""] if markdown else [caption]
         if rows:
             headers, cells = table_cells(name, shown, column, full=markdown)
             out += table_lines(headers, cells, markdown)

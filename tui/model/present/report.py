@@ -208,12 +208,17 @@ def as_text(
     return "\n".join(out) + "\n"
 
 
+def _markdown_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def table_lines(headers: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
     rows = [[shown(c, 500) for c in row] for row in rows]
     if markdown:
 
         def line(row: list[str]) -> str:
-            return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+            # `<built-in function ...>` would be read as an HTML tag and vanish.
+            return "| " + " | ".join(_markdown_cell(c) for c in row) + " |"
 
         return [line(headers), "|" + "---|" * len(headers), *(line(r) for r in rows)]
     widths = [
