@@ -17,6 +17,7 @@ import orjson
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.rank_compare import compare
 from tui.model.analysis.rank_stats import RankStats
+from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
 from tui.model.errors import TraceError
@@ -37,6 +38,8 @@ from tui.model.present.diff_report import as_text as diff_text
 from tui.model.present.info import report, summary
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
+from tui.model.present.roofline_report import as_json as roofline_json
+from tui.model.present.roofline_report import as_text as roofline_text
 from tui.model.present.tables import KERNELS, OPS, scope_report
 from tui.model.text import printable
 from tui.model.trace import Trace
@@ -153,6 +156,18 @@ def _summary_parser() -> argparse.ArgumentParser:
     parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
     parser.add_argument("--step", type=_step_number, help="only ProfilerStep#N (N, or its name)")
     parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
+    parser.add_argument(
+        "--roofline",
+        action="store_true",
+        help="FLOPs, bytes, achieved TFLOP/s and TB/s and %% of the device's peak, by op and "
+        "input shapes (needs record_shapes=True)",
+    )
+    parser.add_argument(
+        "--peaks",
+        metavar="SPEC",
+        help="the device's dense peaks, e.g. bf16=989,fp32=67,hbm=3.35 (TFLOP/s, TB/s); "
+        "default: the table's for the trace's device, or TRACE_TUI_PEAKS",
+    )
     _common(parser)
     return parser
 
@@ -257,6 +272,8 @@ def _summary(args: list[str]) -> int:
     trace = _load(opts)
     if trace is None:
         return 1
+    if opts.roofline:
+        return _roofline(trace, opts)
     scope = Scope()  # the whole trace, as key_averages() counts it
     if opts.step is not None:
         steps = {name: (a, b) for name, a, b in step_windows(trace)}
@@ -345,6 +362,18 @@ def _diff(args: list[str]) -> int:
         f"most grown: {rows}"
     )
     return 3
+
+
+def _roofline(trace: Trace, opts: argparse.Namespace) -> int:
+    try:
+        result = roofline(trace, opts.peaks)
+    except ValueError as e:
+        return _fail(f"--peaks: {e}", 2)
+    if opts.format == "json":
+        sys.stdout.buffer.write(roofline_json(trace.path, result, opts.top))
+    else:
+        sys.stdout.write(roofline_text(trace.path, result, opts.top, opts.format == "markdown"))
+    return 0
 
 
 def rank_set(path: str | None) -> tuple[RankFiles | None, str | None]:

@@ -1,0 +1,131 @@
+"""`trace-tui summary FILE --roofline`: the ops the performance model knows, by name and input
+shapes, with FLOPs, bytes, intensity, achieved TFLOP/s and TB/s and the share of the device's
+peak, as text, Markdown or JSON.
+
+JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), hbm_tbs} | null,
+  shapes_recorded, note, totals {flops, gpu_ns, tflops}, rows: [{name, input_dims, dtype, kind,
+  calls, gpu_ns, min_ns, max_ns, flops_per_call, bytes_per_call, flops_per_byte, tflops, tbs,
+  percent_of_peak, bound ("compute" | "memory" | null)}]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..analysis.roofline import Roofline, ShapeRow
+from ..text import printable
+from ..timescale import format_duration
+from .report import table_lines
+
+NO_SHAPES = "profile with record_shapes=True for FLOPs: this trace has no input shapes"
+HEADERS = [
+    "Name",
+    "Input Dims",
+    "dtype",
+    "Calls",
+    "GPU total",
+    "GFLOPs/call",
+    "MB/call",
+    "FLOP/B",
+    "TFLOP/s",
+    "TB/s",
+    "% of peak",
+]
+
+
+def note(r: Roofline) -> str | None:
+    """One line on what cannot be shown, or None."""
+    if not r.shapes_recorded:
+        return NO_SHAPES
+    if not r.rows:
+        return "no op here is one the performance model knows (GEMMs, attention, elementwise)"
+    if not any(row.gpu_ns for row in r.rows):
+        return "no GPU work under these ops: FLOPs and bytes only"
+    if r.peaks is None:
+        return "unknown device: achieved rates without percentages (--peaks bf16=N,hbm=N sets them)"
+    return None
+
+
+def totals(r: Roofline) -> tuple[int, int, float | None]:
+    flops = sum(row.flops for row in r.rows)
+    gpu = sum(row.gpu_ns for row in r.rows)
+    return flops, gpu, flops / gpu / 1e3 if gpu else None
+
+
+def as_json(path: str, r: Roofline, top: int) -> bytes:
+    flops, gpu, rate = totals(r)
+    doc: dict[str, Any] = {
+        "path": path,
+        "device": r.peaks.device if r.peaks else None,
+        "peaks": None
+        if r.peaks is None
+        else {k: getattr(r.peaks, k) for k in ("bf16", "fp16", "tf32", "fp32", "fp8", "hbm_tbs")},
+        "shapes_recorded": r.shapes_recorded,
+        "note": note(r),
+        "totals": {"flops": flops, "gpu_ns": gpu, "tflops": rate},
+        "rows": [_row_json(r, row) for row in _top(r.rows, top)],
+    }
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def as_text(path: str, r: Roofline, top: int, markdown: bool) -> str:
+    flops, gpu, rate = totals(r)
+    device = r.peaks.device if r.peaks else "unknown device"
+    head = f"{printable(path)}: {device}"
+    out = [f"### trace-tui roofline: `{head}`" if markdown else head]
+    why = note(r)
+    if why is not None:
+        out.append(why)
+    if rate is not None:
+        out.append(
+            f"Modelled ops: {flops / 1e9:,.1f} GFLOPs in {format_duration(gpu)} of their kernels,"
+            f" {rate:.1f} TFLOP/s"
+        )
+    if r.rows:
+        out.append("")
+        out += table_lines(HEADERS, [_cells(r, row) for row in _top(r.rows, top)], markdown)
+    return "\n".join(out) + "\n"
+
+
+def _top(rows: list[ShapeRow], top: int) -> list[ShapeRow]:
+    return rows[:top] if top else rows
+
+
+def _cells(r: Roofline, row: ShapeRow) -> list[str]:
+    share = r.percent_of_peak(row)
+    return [
+        printable(row.name),
+        printable(row.dims),
+        row.work.dtype.removeprefix("c10::"),
+        str(row.calls),
+        format_duration(row.gpu_ns),
+        f"{row.work.flops / 1e9:.4g}",
+        f"{row.work.bytes / 1e6:.4g}",
+        f"{row.work.intensity:.1f}",
+        f"{row.tflops:.2f}" if row.tflops is not None else "-",
+        f"{row.tbs:.3f}" if row.tbs is not None else "-",
+        f"{share[0]:.1f}% {share[1]}" if share else "-",
+    ]
+
+
+def _row_json(r: Roofline, row: ShapeRow) -> dict[str, Any]:
+    share = r.percent_of_peak(row)
+    return {
+        "name": row.name,
+        "input_dims": orjson.loads(row.dims),
+        "dtype": row.work.dtype,
+        "kind": row.work.kind,
+        "calls": row.calls,
+        "gpu_ns": row.gpu_ns,
+        "min_ns": row.min_ns,
+        "max_ns": row.max_ns,
+        "flops_per_call": row.work.flops,
+        "bytes_per_call": row.work.bytes,
+        "flops_per_byte": row.work.intensity,
+        "tflops": row.tflops,
+        "tbs": row.tbs,
+        "percent_of_peak": share[0] if share else None,
+        "bound": share[1] if share else None,
+    }
