@@ -151,3 +151,22 @@ def test_a_folder_of_several_jobs_is_said_and_its_newest_trace_summarised(tmp_pa
 def test_an_empty_kernel_table_says_so():
     done = run("summary", str(DATA / "nested_cpu.json"), "--kernels")
     assert done.returncode == 0 and done.stdout.rstrip().endswith("No GPU work in this trace.")
+
+
+def test_roofline_text_json_and_what_it_cannot_show(shared):
+    bert = str(shared / "tracelens" / "h100_bert_small.json.gz")
+    done = run("summary", bert, "--roofline", "--no-cache")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0].endswith(": H100 SXM")
+    big = next(line for line in done.stdout.splitlines() if "[[30522]" in line)
+    assert "4.411" in big and "106.86" in big and "29.0% memory" in big
+    doc = json.loads(run("summary", bert, "--roofline", "--format", "json", "--no-cache").stdout)
+    assert doc["peaks"]["bf16"] == 989.4 and doc["note"] is None
+    sdpa = next(r for r in doc["rows"] if "attention" in r["name"])
+    assert sdpa["flops_per_call"] == 40_716_288 and sdpa["bound"] == "memory"
+    mine = run("summary", bert, "--roofline", "--peaks", "bf16=100,hbm=100", "--no-cache")
+    assert "compute" in mine.stdout  # with fast memory, the GEMMs are on the compute side
+    no_shapes = run("summary", str(DATA / "attribution.json"), "--roofline")
+    assert no_shapes.returncode == 0 and "record_shapes=True" in no_shapes.stdout
+    bad = run("summary", bert, "--roofline", "--peaks", "bf16=fast")
+    assert bad.returncode == 2 and "--peaks" in bad.stderr

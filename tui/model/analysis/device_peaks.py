@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, replace
+from typing import Any
 
 DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 
@@ -82,8 +83,8 @@ def peaks_for(name: str, override: str | None = None) -> Peaks | None:
     return replace(base, **values)
 
 
-def _parse(text: str) -> dict[str, float]:
-    values: dict[str, float] = {}
+def _parse(text: str) -> dict[str, Any]:
+    values: dict[str, Any] = {}
     for part in text.split(","):
         key, _, number = part.strip().partition("=")
         key = "hbm_tbs" if key == "hbm" else key

@@ -12,8 +12,9 @@ Formulas (as TraceLens counts them, so the two can be compared):
   `_flash_attention_forward`, `_efficient_attention_forward`), q [B,H,N,d], k [B,Hk,Nk,d],
   v [B,Hk,Nk,dv]: 2BHN*Nk*d + 2BHN*Nk*dv (QK^T and PV), halved when causal. Bytes: q, k, v and
   the output [B,H,N,dv].
-- Binary elementwise (`add`, `sub`, `mul`, `div` and their in-place forms) of two tensors: one
-  FLOP per output element; bytes: both inputs and the output (the broadcast shape).
+- Binary elementwise (`add`, `sub`, `mul`, `div` and their in-place forms): one FLOP per output
+  element; bytes: the inputs and the output (the broadcast shape), a Python scalar operand as
+  the 8-byte 0-dim tensor torch wraps it in.
 """
 
 from __future__ import annotations
@@ -159,10 +160,12 @@ def _causal(concrete: Any) -> bool:
 
 
 def _binary(dims: list[Any], types: list[str]) -> Work | None:
-    if len(dims) < 2 or not dims[0] or not dims[1]:
-        return None  # a scalar operand: not the tensor-tensor op this counts
-    out = _broadcast(dims[0], dims[1])
+    if len(dims) < 2 or not dims[0]:
+        return None
     size = _size(types[0])
+    if not dims[1]:  # a Python scalar: torch wraps it as an 8-byte 0-dim tensor
+        return Work(ELEMENTWISE, _count(dims[0]), 2 * _count(dims[0]) * size + 8, types[0])
+    out = _broadcast(dims[0], dims[1])
     elements = _count(dims[0]) + _count(dims[1]) + _count(out)
     return Work(ELEMENTWISE, _count(out), elements * size, types[0])
 

@@ -1,0 +1,138 @@
+"""The performance model: hand-computed FLOPs and bytes for every formula, the peak table, and
+TraceLens's own roofline sheets for the shared H100 and MI300 traces as an independent check."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from tests.profiling.test_cli import run as profile
+from tui.model.analysis.device_peaks import peaks_for
+from tui.model.analysis.perf_model import ATTENTION, ELEMENTWISE, GEMM, work_of
+from tui.model.analysis.roofline import roofline
+from tui.model.ingest import load_trace
+
+BF16 = "c10::BFloat16"
+
+
+def args(dims, types, concrete=None):
+    return {"Input Dims": dims, "Input type": types, "Concrete Inputs": concrete or []}
+
+
+def test_gemm_formulas():
+    mm = work_of("aten::mm", args([[64, 32], [32, 16]], ["float", "float"]))
+    assert (mm.kind, mm.flops, mm.bytes) == (
+        GEMM,
+        2 * 64 * 16 * 32,
+        (64 * 32 + 32 * 16 + 64 * 16) * 4,
+    )
+    addmm = work_of(
+        "aten::addmm", args([[16], [64, 32], [32, 16], [], []], [BF16] * 3 + ["Scalar"] * 2)
+    )
+    assert addmm.flops == 2 * 64 * 16 * 32 + 64 * 16  # the bias add
+    assert addmm.bytes == (16 + 64 * 32 + 32 * 16 + 64 * 16) * 2
+    bmm = work_of("aten::bmm", args([[8, 64, 32], [8, 32, 16]], [BF16, BF16]))
+    assert bmm.flops == 8 * 2 * 64 * 16 * 32
+    baddbmm = work_of("aten::baddbmm", args([[8, 64, 16], [8, 64, 32], [8, 32, 16]], [BF16] * 3))
+    assert baddbmm.flops == 8 * (2 * 64 * 16 * 32 + 64 * 16)
+    assert work_of("aten::mm", args([[64, 32], [31, 16]], ["float", "float"])) is None  # K differs
+    assert work_of("aten::matmul", args([[64, 32], [32, 16]], ["float", "float"])) is None
+
+
+def test_attention_formulas():
+    q = [2, 8, 128, 64]  # B, H, N, d
+    sdpa = args([q, q, q, [], [], [], []], [BF16] * 3 + ["Scalar"] * 4, ["", "", "", "0.", "False"])
+    w = work_of("aten::_scaled_dot_product_flash_attention", sdpa)
+    assert (w.kind, w.flops) == (ATTENTION, 4 * 2 * 8 * 128 * 128 * 64)
+    assert w.bytes == 4 * (2 * 8 * 128 * 64) * 2  # q, k, v and the output
+    causal = dict(sdpa, **{"Concrete Inputs": ["", "", "", "0.", "True"]})
+    assert work_of("aten::_scaled_dot_product_flash_attention", causal).flops == w.flops // 2
+    seq_first = [2, 128, 8, 64]  # B, N, H, d: the flash kernel's own layout
+    inner = args([seq_first] * 3, [BF16] * 3)
+    assert work_of("aten::_flash_attention_forward", inner).flops == w.flops
+
+
+def test_elementwise_and_what_is_not_modelled():
+    add = work_of("aten::add", args([[4, 1, 8], [3, 1], []], ["float", "float", "Scalar"]))
+    assert (add.kind, add.flops) == (ELEMENTWISE, 4 * 3 * 8)  # broadcast to [4, 3, 8]
+    assert add.bytes == (32 + 3 + 96) * 4
+    scaled = work_of("aten::mul", args([[4, 8], []], ["float", "Scalar"]))
+    assert (scaled.flops, scaled.bytes) == (32, 2 * 32 * 4 + 8)  # a scalar: a wrapped double
+    assert work_of("aten::add", args([[4, 8], [3, 8]], ["float", "float"])) is None  # no broadcast
+    assert work_of("aten::relu", args([[4, 8]], ["float"])) is None
+    assert work_of("aten::mm", None) is None and work_of("aten::mm", {"Input Dims": 3}) is None
+    assert work_of("aten::mm", args([[2, 2], [2, 2]], ["weird", "weird"])) is None
+
+
+def test_the_peak_table_and_the_override(monkeypatch):
+    monkeypatch.delenv("TRACE_TUI_PEAKS", raising=False)
+    assert peaks_for("NVIDIA H100 80GB HBM3").bf16 == 989.4
+    assert peaks_for("NVIDIA H100 PCIe").device == "H100 PCIe"  # the longer prefix wins
+    assert peaks_for("AMD Instinct MI300X").hbm_tbs == 5.3
+    assert peaks_for("Some New GPU") is None
+    mine = peaks_for("Some New GPU", "bf16=500,hbm=2")
+    assert (mine.bf16, mine.hbm_tbs, mine.fp32) == (500.0, 2.0, None)
+    monkeypatch.setenv("TRACE_TUI_PEAKS", "fp32=70")
+    assert peaks_for("NVIDIA H100 80GB HBM3").fp32 == 70.0
+    with pytest.raises(ValueError, match="not key=number"):
+        peaks_for("x", "bf16=fast")
+    with pytest.raises(ValueError, match="unknown key"):
+        peaks_for("x", "int4=3")
+
+
+REPORTS = [
+    ("tracelens/h100_bert_small.json.gz", "h100_gaunernst_bert-small-uncased__1016001"),
+    ("tracelens/mi300_bert_small.json.gz", "mi300_gaunernst_bert-small-uncased__1016001"),
+    ("tracelens/h100_qwen1.5_0.5b_chat.json.gz", "h100_Qwen_Qwen1.5-0.5B-Chat__1016005"),
+]
+SHEETS = ("GEMM.csv", "SDPA_fwd.csv", "BinaryElementwise.csv")
+
+
+@pytest.mark.parametrize("trace, report", REPORTS, ids=lambda v: v.split("/")[-1][:14])
+def test_flops_bytes_and_rates_equal_tracelens_per_unique_shape(shared, trace, report):
+    ours = {(r.name, r.dims): r for r in roofline(load_trace(shared / trace)).rows}
+    # TraceLens splits a shape by strides too: its rows of one name and shape are summed.
+    theirs: dict[tuple[str, str], dict[str, float]] = {}
+    for sheet in SHEETS:
+        path = shared / "tracelens" / "reports" / report / sheet
+        if not path.exists():
+            continue
+        for line in csv.DictReader(path.open(encoding="utf-8")):
+            dims = json.dumps(json.loads(line["Input Dims_first"].replace("'", '"')))
+            seen = theirs.setdefault(
+                (line["name"], dims),
+                {
+                    "flops": float(line["GFLOPS_first"]) * 1e9,
+                    "bytes": float(line["Data Moved (MB)_first"]) * 2**20,
+                    "calls": 0,
+                    "us": 0.0,
+                },
+            )
+            seen["calls"] += int(line["name_count"])
+            seen["us"] += float(line["Kernel Time (µs)_sum"])
+    checked = 0
+    for key, t in theirs.items():
+        row = ours.get(key)
+        if row is None:
+            continue  # an op we do not model this way
+        assert row.work.flops == pytest.approx(t["flops"], abs=1), key
+        assert row.work.bytes == pytest.approx(t["bytes"], abs=1), key
+        assert row.calls == t["calls"], key
+        # Their kernel time summed and ours: the same kernels, so the same rate.
+        assert row.tflops == pytest.approx(row.flops / (t["us"] * 1e3) / 1e3, rel=0.01), key
+        checked += 1
+    assert checked >= 4
+
+
+def test_the_backends_4096_matmul_is_exactly_2n_cubed_flops_a_call(tmp_path):
+    pytest.importorskip("torch")
+    out = tmp_path / "m.pt.trace.json.gz"
+    done = profile(
+        "matmul", "--size", "4096", "--device", "cpu", "--steps", "1", "--warmup", "1",
+        "--record-shapes", "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = [r for r in roofline(load_trace(out)).rows if r.name == "aten::mm"]
+    assert rows and all(r.work.flops == 2 * 4096**3 for r in rows)
