@@ -370,9 +370,9 @@ def _roofline(trace: Trace, opts: argparse.Namespace) -> int:
     except ValueError as e:
         return _fail(f"--peaks: {e}", 2)
     if opts.format == "json":
-        sys.stdout.buffer.write(roofline_json(trace.path, result, opts.top))
+        sys.stdout.buffer.write(roofline_json(trace, result, opts.top))
     else:
-        sys.stdout.write(roofline_text(trace.path, result, opts.top, opts.format == "markdown"))
+        sys.stdout.write(roofline_text(trace, result, opts.top, opts.format == "markdown"))
     return 0
 
 

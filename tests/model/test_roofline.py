@@ -136,3 +136,20 @@ def test_the_backends_4096_matmul_is_exactly_2n_cubed_flops_a_call(tmp_path):
     assert done.returncode == 0, done.stderr
     rows = [r for r in roofline(load_trace(out)).rows if r.name == "aten::mm"]
     assert rows and all(r.work.flops == 2 * 4096**3 for r in rows)
+
+
+def test_an_ops_details_say_what_it_computed_and_how_fast(shared):
+    from tui.model.analysis.ops import op_rows
+    from tui.model.present.details import slice_details
+
+    trace = load_trace(shared / REPORTS[0][0])
+    big = next(
+        int(r)
+        for r in op_rows(trace, "aten::addmm")
+        if trace.args(int(r))["Input Dims"][0] == [30522]
+    )
+    work = dict(slice_details(trace, big))["work"]
+    assert work.startswith("4.411 GFLOP, 40.07 MB (110.1 FLOP/B); its kernels: 106.86 TFLOP/s")
+    assert work.endswith("29.0% of the H100 SXM's roof (memory side)")
+    linear = int(op_rows(trace, "aten::linear")[0])
+    assert "work" not in dict(slice_details(trace, linear))  # counted through its addmm

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER
 from tests.tui.helpers import run
 
@@ -166,6 +168,20 @@ def test_roofline_text_json_and_what_it_cannot_show(shared):
     assert sdpa["flops_per_call"] == 40_716_288 and sdpa["bound"] == "memory"
     mine = run("summary", bert, "--roofline", "--peaks", "bf16=100,hbm=100", "--no-cache")
     assert "compute" in mine.stdout  # with fast memory, the GEMMs are on the compute side
+    qwen = run(
+        "summary", str(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"), "--roofline"
+    )
+    gemm = next(line for line in qwen.stdout.splitlines() if line.startswith("  GEMM:"))
+    assert gemm.endswith("61.9% of the roof (by kernel time; mostly compute-bound)")
+    assert (
+        "(1 step, 49.7 ms): 5,764.2 GFLOPs, 116.09 TFLOP/s, MFU 11.73% of bf16 peak" in qwen.stdout
+    )
+    doc = json.loads(
+        run("summary", str(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"), "--roofline",
+            "--format", "json").stdout
+    )  # fmt: skip
+    assert doc["dtype"] == "bf16" and doc["window"]["mfu"] == pytest.approx(0.1173, abs=5e-5)
+    assert doc["steps"][0]["flops"] == doc["window"]["flops"] == doc["totals"]["flops"]
     no_shapes = run("summary", str(DATA / "attribution.json"), "--roofline")
     assert no_shapes.returncode == 0 and "record_shapes=True" in no_shapes.stdout
     bad = run("summary", bert, "--roofline", "--peaks", "bf16=fast")

@@ -28,6 +28,7 @@ class ShapeRow:
     gpu_ns: int  # the kernels the calls caused, summed
     min_ns: int
     max_ns: int
+    starts: tuple[int, ...] = ()  # when each call began (ns), for per-step totals
 
     @property
     def flops(self) -> int:
@@ -48,10 +49,81 @@ class ShapeRow:
 
 
 @dataclass(frozen=True)
+class KindTotal:
+    kind: str
+    flops: int
+    gpu_ns: int
+    percent_of_roof: float | None  # weighted by kernel time
+    bound: str | None  # the side most of its time sits on
+
+    @property
+    def tflops(self) -> float | None:
+        return self.flops / self.gpu_ns / 1e3 if self.gpu_ns else None
+
+
+@dataclass(frozen=True)
+class Utilisation:
+    """A window's model FLOPs and model FLOPs utilisation."""
+
+    name: str
+    window_ns: int
+    flops: int
+    tflops: float | None
+    mfu: float | None  # 0..1
+
+
+@dataclass(frozen=True)
 class Roofline:
     rows: list[ShapeRow]  # most GPU time first
     peaks: Peaks | None
     shapes_recorded: bool  # whether any op carries Input Dims (record_shapes=True)
+
+    def by_kind(self) -> list[KindTotal]:
+        """GEMMs, attention, elementwise: their FLOPs, kernel time and rate, and how close to
+        their roofs they ran (weighted by kernel time), most time first."""
+        totals: dict[str, list[float]] = {}
+        for row in self.rows:
+            t = totals.setdefault(row.work.kind, [0, 0, 0.0, 0.0, 0.0])
+            t[0] += row.flops
+            t[1] += row.gpu_ns
+            share = self.percent_of_peak(row)
+            if share is not None:
+                t[2] += share[0] * row.gpu_ns
+                t[3 if share[1] == "compute" else 4] += row.gpu_ns
+        out = []
+        for kind, (flops, gpu, weighted, compute, memory) in totals.items():
+            shared = compute + memory
+            out.append(
+                KindTotal(
+                    kind,
+                    int(flops),
+                    int(gpu),
+                    weighted / shared if shared else None,
+                    ("compute" if compute >= memory else "memory") if shared else None,
+                )
+            )
+        out.sort(key=lambda k: -k.gpu_ns)
+        return out
+
+    def dtype_class(self) -> str | None:
+        """The dtype most FLOPs ran in, as the peak table names it."""
+        flops: dict[str, int] = {}
+        for row in self.rows:
+            key = DTYPE_CLASS.get(row.work.dtype)
+            if key is not None:
+                flops[key] = flops.get(key, 0) + row.flops
+        return max(flops, key=lambda k: flops[k]) if flops else None
+
+    def utilisation(self, name: str, t0: int, t1: int) -> Utilisation:
+        """Model FLOPs of the calls that began in [t0, t1), their rate over the window, and
+        that rate over the dense peak of the main dtype (MFU); None where no peak is known."""
+        flops = sum(
+            row.work.flops * sum(1 for t in row.starts if t0 <= t < t1) for row in self.rows
+        )
+        rate = flops / (t1 - t0) / 1e3 if t1 > t0 else None
+        dtype = self.dtype_class()
+        peak = self.peaks.tflops(dtype) if self.peaks is not None and dtype else None
+        return Utilisation(name, t1 - t0, flops, rate, rate / peak if rate and peak else None)
 
     def percent_of_peak(self, row: ShapeRow) -> tuple[float, str] | None:
         """(% of the bound, "compute" or "memory"): the bound is the lower of the dtype's peak
@@ -105,7 +177,7 @@ def _shapes_recorded(trace: Trace) -> bool:
 
 def _rows(trace: Trace) -> list[ShapeRow]:
     _, cuda_total = cuda_totals(trace)
-    groups: dict[tuple[str, str, str], tuple[Work, list[int]]] = {}
+    groups: dict[tuple[str, str, str], tuple[Work, list[int], list[int]]] = {}
     for row in _candidates(trace).tolist():
         name = trace.slice_name(row)
         args = trace.args(row)
@@ -113,10 +185,24 @@ def _rows(trace: Trace) -> list[ShapeRow]:
         if work is None:
             continue
         key = (name, json.dumps(args.get("Input Dims")), json.dumps(args.get("Concrete Inputs")))
-        groups.setdefault(key, (work, []))[1].append(int(cuda_total[row]))
+        _, times, starts = groups.setdefault(key, (work, [], []))
+        times.append(int(cuda_total[row]))
+        starts.append(int(trace.slices.start[row]))
     rows = [
-        ShapeRow(name, dims, work, len(times), sum(times), min(times), max(times))
-        for (name, dims, _), (work, times) in groups.items()
+        ShapeRow(name, dims, work, len(times), sum(times), min(times), max(times), tuple(starts))
+        for (name, dims, _), (work, times, starts) in groups.items()
     ]
     rows.sort(key=lambda r: (-r.gpu_ns, r.name, r.dims))
     return rows
+
+
+def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] | None:
+    """Slice `row` as a by-shape row of its own (its FLOPs, bytes and the GPU time of the
+    kernels it caused), with the trace's peaks; None when the model does not know the op."""
+    work = work_of(trace.slice_name(row), args)
+    if work is None:
+        return None
+    gpu = int(cuda_totals(trace)[1][row])
+    dims = json.dumps(args.get("Input Dims")) if isinstance(args, dict) else ""
+    one = ShapeRow(trace.slice_name(row), dims, work, 1, gpu, gpu, gpu)
+    return one, Roofline([one], _peaks(trace, None), True)

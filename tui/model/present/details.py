@@ -10,6 +10,7 @@ import numpy as np
 from ..analysis.attribution import op_tree
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.memory import counter_series
+from ..analysis.roofline import Roofline, ShapeRow, one_call
 from ..analysis.syncs import overlapping
 from ..patterns import STREAM_WAIT_NAME
 from ..timescale import format_bytes, format_duration, format_time
@@ -91,6 +92,9 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     if chain:
         out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))
     args = trace.args(row)
+    modelled = one_call(trace, row, args) if lane.kind == "cpu" else None
+    if modelled is not None:
+        out.append(("work", _work(*modelled)))
     if isinstance(args, dict):
         for key, value in list(args.items())[:MAX_ARGS]:
             out.append((f"  {key}", _value(value)))
@@ -99,6 +103,19 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     elif args is not None:
         out.append(("args", _value(args)))
     return out
+
+
+def _work(call: ShapeRow, roof: Roofline) -> str:
+    """What this call computed and how fast its kernels did it."""
+    w = call.work
+    text = f"{w.flops / 1e9:.4g} GFLOP, {w.bytes / 1e6:.4g} MB ({w.intensity:.1f} FLOP/B)"
+    if call.tflops is None:
+        return text + "; no GPU work under it"
+    text += f"; its kernels: {call.tflops:.2f} TFLOP/s, {call.tbs:.3f} TB/s"
+    share = roof.percent_of_peak(call)
+    if share is not None and roof.peaks is not None:
+        text += f", {share[0]:.1f}% of the {roof.peaks.device}'s roof ({share[1]} side)"
+    return text
 
 
 def _started(trace: Trace, rows: list[int], t: int) -> str:

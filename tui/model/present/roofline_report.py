@@ -3,7 +3,10 @@ shapes, with FLOPs, bytes, intensity, achieved TFLOP/s and TB/s and the share of
 peak, as text, Markdown or JSON.
 
 JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), hbm_tbs} | null,
-  shapes_recorded, note, totals {flops, gpu_ns, tflops}, rows: [{name, input_dims, dtype, kind,
+  shapes_recorded, note, totals {flops, gpu_ns, tflops},
+  by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time), bound}],
+  dtype (the peak MFU is taken of), window and steps: [{name, window_ns, flops, tflops,
+  mfu (0..1 | null)}], rows: [{name, input_dims, dtype, kind,
   calls, gpu_ns, min_ns, max_ns, flops_per_call, bytes_per_call, flops_per_byte, tflops, tbs,
   percent_of_peak, bound ("compute" | "memory" | null)}]
 """
@@ -14,9 +17,11 @@ from typing import Any
 
 import orjson
 
-from ..analysis.roofline import Roofline, ShapeRow
+from ..analysis.roofline import KindTotal, Roofline, ShapeRow, Utilisation
+from ..analysis.steps import profiled_window, step_windows
 from ..text import printable
 from ..timescale import format_duration
+from ..trace import Trace
 from .report import table_lines
 
 NO_SHAPES = "profile with record_shapes=True for FLOPs: this trace has no input shapes"
@@ -54,10 +59,18 @@ def totals(r: Roofline) -> tuple[int, int, float | None]:
     return flops, gpu, flops / gpu / 1e3 if gpu else None
 
 
-def as_json(path: str, r: Roofline, top: int) -> bytes:
+def utilisation(trace: Trace, r: Roofline) -> tuple[Utilisation, list[Utilisation]]:
+    """The profiled window's and each step's model FLOPs and MFU."""
+    t0, t1 = profiled_window(trace)
+    steps = [r.utilisation(name, a, b) for name, a, b in step_windows(trace)]
+    return r.utilisation("profiled window", t0, t1), steps
+
+
+def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
     flops, gpu, rate = totals(r)
+    window, steps = utilisation(trace, r)
     doc: dict[str, Any] = {
-        "path": path,
+        "path": trace.path,
         "device": r.peaks.device if r.peaks else None,
         "peaks": None
         if r.peaks is None
@@ -65,15 +78,19 @@ def as_json(path: str, r: Roofline, top: int) -> bytes:
         "shapes_recorded": r.shapes_recorded,
         "note": note(r),
         "totals": {"flops": flops, "gpu_ns": gpu, "tflops": rate},
+        "by_kind": [_kind_json(k) for k in r.by_kind()],
+        "dtype": r.dtype_class(),
+        "window": _use_json(window),
+        "steps": [_use_json(u) for u in steps],
         "rows": [_row_json(r, row) for row in _top(r.rows, top)],
     }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def as_text(path: str, r: Roofline, top: int, markdown: bool) -> str:
+def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
     flops, gpu, rate = totals(r)
     device = r.peaks.device if r.peaks else "unknown device"
-    head = f"{printable(path)}: {device}"
+    head = f"{printable(trace.path)}: {device}"
     out = [f"### trace-tui roofline: `{head}`" if markdown else head]
     why = note(r)
     if why is not None:
@@ -83,10 +100,50 @@ def as_text(path: str, r: Roofline, top: int, markdown: bool) -> str:
             f"Modelled ops: {flops / 1e9:,.1f} GFLOPs in {format_duration(gpu)} of their kernels,"
             f" {rate:.1f} TFLOP/s"
         )
+        out += [_kind_line(k) for k in r.by_kind() if k.gpu_ns]
+    window, steps = utilisation(trace, r)
+    if r.rows and window.tflops is not None:
+        mfu = f", MFU {window.mfu:.2%} of {r.dtype_class()} peak" if window.mfu is not None else ""
+        out.append(
+            f"Profiled window ({len(steps)} step{'s' * (len(steps) != 1)}, "
+            f"{format_duration(window.window_ns)}): "
+            f"{window.flops / 1e9:,.1f} GFLOPs, {window.tflops:.2f} TFLOP/s{mfu}"
+        )
     if r.rows:
         out.append("")
         out += table_lines(HEADERS, [_cells(r, row) for row in _top(r.rows, top)], markdown)
     return "\n".join(out) + "\n"
+
+
+def _kind_line(k: KindTotal) -> str:
+    text = (
+        f"  {k.kind}: {k.flops / 1e9:,.2f} GFLOPs in {format_duration(k.gpu_ns)}, "
+        f"{k.tflops:.2f} TFLOP/s"
+    )
+    if k.percent_of_roof is not None:
+        text += f", {k.percent_of_roof:.1f}% of the roof (by kernel time; mostly {k.bound}-bound)"
+    return text
+
+
+def _kind_json(k: KindTotal) -> dict[str, Any]:
+    return {
+        "kind": k.kind,
+        "flops": k.flops,
+        "gpu_ns": k.gpu_ns,
+        "tflops": k.tflops,
+        "percent_of_roof": k.percent_of_roof,
+        "bound": k.bound,
+    }
+
+
+def _use_json(u: Utilisation) -> dict[str, Any]:
+    return {
+        "name": u.name,
+        "window_ns": u.window_ns,
+        "flops": u.flops,
+        "tflops": u.tflops,
+        "mfu": u.mfu,
+    }
 
 
 def _top(rows: list[ShapeRow], top: int) -> list[ShapeRow]:
