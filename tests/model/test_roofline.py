@@ -58,8 +58,10 @@ def test_elementwise_and_what_is_not_modelled():
     add = work_of("aten::add", args([[4, 1, 8], [3, 1], []], ["float", "float", "Scalar"]))
     assert (add.kind, add.flops) == (ELEMENTWISE, 4 * 3 * 8)  # broadcast to [4, 3, 8]
     assert add.bytes == (32 + 3 + 96) * 4
-    scaled = work_of("aten::mul", args([[4, 8], []], ["float", "Scalar"]))
-    assert (scaled.flops, scaled.bytes) == (32, 2 * 32 * 4 + 8)  # a scalar: a wrapped double
+    scaled = work_of("aten::mul", args([[4, 8], []], ["float", "double"]))
+    assert (scaled.flops, scaled.bytes) == (32, 2 * 32 * 4 + 8)  # a 0-dim double
+    alpha = work_of("aten::add", args([[4, 8], [], []], ["c10::Half", "Scalar", "Scalar"]))
+    assert alpha.bytes == 2 * 32 * 2 + 4  # a bare Scalar as 4 bytes; alpha not counted
     assert work_of("aten::add", args([[4, 8], [3, 8]], ["float", "float"])) is None  # no broadcast
     assert work_of("aten::relu", args([[4, 8]], ["float"])) is None
     assert work_of("aten::mm", None) is None and work_of("aten::mm", {"Input Dims": 3}) is None
@@ -84,15 +86,29 @@ def test_the_peak_table_and_the_override(monkeypatch):
 
 REPORTS = [
     ("tracelens/h100_bert_small.json.gz", "h100_gaunernst_bert-small-uncased__1016001"),
+    ("tracelens/h100_falconsai_nsfw.json.gz", "h100_Falconsai_nsfw_image_detection__1016002"),
+    (
+        "tracelens/h100_timesformer.json.gz",
+        "h100_facebook_timesformer-base-finetuned-k400__1016002",
+    ),
     ("tracelens/mi300_bert_small.json.gz", "mi300_gaunernst_bert-small-uncased__1016001"),
     ("tracelens/h100_qwen1.5_0.5b_chat.json.gz", "h100_Qwen_Qwen1.5-0.5B-Chat__1016005"),
 ]
-SHEETS = ("GEMM.csv", "SDPA_fwd.csv", "BinaryElementwise.csv")
+SHEETS = ("GEMM.csv", "SDPA_fwd.csv", "BinaryElementwise.csv", "CONV_fwd.csv", "CONV_bwd.csv")
+
+
+def _key(line):
+    """A TraceLens row's name, Input Dims and Concrete Inputs, written as ours are."""
+
+    def again(text):
+        return json.dumps(json.loads(text.replace("'", '"')))
+
+    return line["name"], again(line["Input Dims_first"]), again(line["Concrete Inputs_first"])
 
 
 @pytest.mark.parametrize("trace, report", REPORTS, ids=lambda v: v.split("/")[-1][:14])
 def test_flops_bytes_and_rates_equal_tracelens_per_unique_shape(shared, trace, report):
-    ours = {(r.name, r.dims): r for r in roofline(load_trace(shared / trace)).rows}
+    ours = {(r.name, r.dims, r.concrete): r for r in roofline(load_trace(shared / trace)).rows}
     # TraceLens splits a shape by strides too: its rows of one name and shape are summed.
     theirs: dict[tuple[str, str], dict[str, float]] = {}
     for sheet in SHEETS:
@@ -100,9 +116,8 @@ def test_flops_bytes_and_rates_equal_tracelens_per_unique_shape(shared, trace, r
         if not path.exists():
             continue
         for line in csv.DictReader(path.open(encoding="utf-8")):
-            dims = json.dumps(json.loads(line["Input Dims_first"].replace("'", '"')))
             seen = theirs.setdefault(
-                (line["name"], dims),
+                _key(line),
                 {
                     "flops": float(line["GFLOPS_first"]) * 1e9,
                     "bytes": float(line["Data Moved (MB)_first"]) * 2**20,
@@ -153,3 +168,30 @@ def test_an_ops_details_say_what_it_computed_and_how_fast(shared):
     assert work.endswith("29.0% of the H100 SXM's roof (memory side)")
     linear = int(op_rows(trace, "aten::linear")[0])
     assert "work" not in dict(slice_details(trace, linear))  # counted through its addmm
+
+
+def test_convolutions_equal_tracelens_but_where_only_one_gradient_is_asked_for(shared):
+    """ResNet on MI300 (fwd and bwd convs, GEMMs, elementwise): everything equal, except the
+    first layer's backward, whose output_mask asks for the weight's gradient only (the image
+    needs none): TraceLens counts both gradients there, we count the one computed."""
+    trace = load_trace(shared / "tracelens" / "mi300_resnet_act_checkpoint_ws8_rank0.json.gz")
+    ours = {(r.name, r.dims, r.concrete): r for r in roofline(trace).rows}
+    report = shared / "tracelens" / "reports" / "mi300_resnet_act_checkpoint_recompute"
+    equal = halved = 0
+    for sheet in SHEETS:
+        if not (report / sheet).exists():
+            continue
+        for line in csv.DictReader((report / sheet).open(encoding="utf-8")):
+            row = ours.get(_key(line))
+            if row is None:
+                continue
+            flops = float(line["GFLOPS_first"]) * 1e9
+            moved = float(line["Data Moved (MB)_first"]) * 2**20
+            if "[False, True" in line["Concrete Inputs_first"]:
+                assert (row.work.flops, row.work.bytes) == (flops / 2, moved / 2)
+                halved += 1
+            else:
+                assert row.work.flops == pytest.approx(flops, abs=1)
+                assert row.work.bytes == pytest.approx(moved, abs=1)
+                equal += 1
+    assert equal >= 50 and halved == 1

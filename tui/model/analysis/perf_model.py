@@ -12,9 +12,14 @@ Formulas (as TraceLens counts them, so the two can be compared):
   `_flash_attention_forward`, `_efficient_attention_forward`), q [B,H,N,d], k [B,Hk,Nk,d],
   v [B,Hk,Nk,dv]: 2BHN*Nk*d + 2BHN*Nk*dv (QK^T and PV), halved when causal. Bytes: q, k, v and
   the output [B,H,N,dv].
+- Attention backward (the `*_backward` of those): 2.5 times the forward's FLOPs (FlashAttention-2's
+  count); bytes: grad_out, q, k, v and out read, dq, dk, dv written. `_scaled_mm` (fp8): 2MNK.
+- Convolution (`convolution`, `convolution_backward`): 2 x output elements x C_in/groups x kernel
+  size, from stride, padding, dilation and groups in `Concrete Inputs`; backward once per
+  gradient asked for; bytes input, weight and output (no bias, as TraceLens).
 - Binary elementwise (`add`, `sub`, `mul`, `div` and their in-place forms): one FLOP per output
-  element; bytes: the inputs and the output (the broadcast shape), a Python scalar operand as
-  the 8-byte 0-dim tensor torch wraps it in.
+  element; bytes: the inputs and the output (the broadcast shape), a 0-dim other operand at
+  its own type (`double`: 8 bytes; a bare `Scalar`: 4), `alpha` not at all, as TraceLens.
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ DTYPE_CLASS = {
     "c10::Float8_e4m3fnuz": "fp8",
     "c10::Float8_e5m2fnuz": "fp8",
 }
-GEMM, ATTENTION, ELEMENTWISE = "GEMM", "attention", "elementwise"
+GEMM, ATTENTION, ELEMENTWISE, CONV = "GEMM", "attention", "elementwise", "convolution"
 _ATTENTION = {
     "aten::_scaled_dot_product_flash_attention",
     "aten::_scaled_dot_product_efficient_attention",
@@ -62,7 +67,18 @@ _ATTENTION = {
 _SEQUENCE_FIRST = {"aten::_flash_attention_forward", "aten::_efficient_attention_forward"}
 _BINARY = {f"aten::{op}{suffix}" for op in ("add", "sub", "mul", "div") for suffix in ("", "_")}
 _GEMMS = {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm"}
-MODELLED = _GEMMS | _ATTENTION | _BINARY
+_ATTENTION_BACKWARD = {
+    "aten::_scaled_dot_product_flash_attention_backward",
+    "aten::_scaled_dot_product_efficient_attention_backward",
+    "aten::_scaled_dot_product_cudnn_attention_backward",
+    "aten::_flash_attention_backward",
+    "aten::_efficient_attention_backward",
+}
+_CONV = {"aten::convolution", "aten::convolution_backward"}
+MODELLED = _GEMMS | _ATTENTION | _ATTENTION_BACKWARD | _BINARY | _CONV | {"aten::_scaled_mm"}
+# Backward attention: QK^T again, dP = dO V^T, dS K, dS^T Q and P^T dO: 2.5 times the
+# forward's matmul work (the FlashAttention-2 paper's count).
+BACKWARD_ATTENTION_FACTOR = 2.5
 
 
 @dataclass(frozen=True)
@@ -88,10 +104,17 @@ def work_of(name: str, args: Any) -> Work | None:
     if not isinstance(dims, list) or not isinstance(types, list) or len(dims) != len(types):
         return None
     try:
+        concrete = args.get("Concrete Inputs")
         if name in _GEMMS:
             return _gemm(name, dims, types)
+        if name == "aten::_scaled_mm":
+            return _scaled_mm(dims, types)
         if name in _ATTENTION:
-            return _attention(dims, types, args.get("Concrete Inputs"), name in _SEQUENCE_FIRST)
+            return _attention(dims, types, concrete, name in _SEQUENCE_FIRST)
+        if name in _ATTENTION_BACKWARD:
+            return _attention_backward(name, dims, types, concrete)
+        if name in _CONV:
+            return _convolution(name, dims, types, concrete)
         if name in _BINARY:
             return _binary(dims, types)
     except (TypeError, ValueError, IndexError):
@@ -150,6 +173,70 @@ def _attention(
     return Work(ATTENTION, flops, elements * _size(types[0]), types[0])
 
 
+def _scaled_mm(dims: list[Any], types: list[str]) -> Work | None:
+    """An fp8 GEMM: A [M,K], B [K,N] at their own dtype; the output taken as 2-byte (bf16 or
+    fp16, what `out_dtype` nearly always is: the trace does not say)."""
+    (m, k), (k_b, n) = dims[0], dims[1]
+    if k != k_b:
+        return None
+    elements = m * k * _size(types[0]) + k * n * _size(types[1]) + m * n * 2
+    return Work(GEMM, 2 * m * n * k, elements, types[0])
+
+
+def _attention_backward(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
+    """(grad_out, q, k, v, out, ...): the forward's FLOPs times BACKWARD_ATTENTION_FACTOR;
+    bytes: grad_out, q, k, v and out read, dq, dk and dv written."""
+    grad, q, k, v = dims[0], dims[1], dims[2], dims[3]
+    forward = _attention(
+        [q, k, v], types[1:4], concrete[1:] if isinstance(concrete, list) else None,
+        name in ("aten::_flash_attention_backward", "aten::_efficient_attention_backward"),
+    )  # fmt: skip
+    if forward is None or len(grad) != 4:
+        return None
+    elements = 2 * (_count(q) + _count(k) + _count(v)) + 2 * _count(grad)
+    flops = int(forward.flops * BACKWARD_ATTENTION_FACTOR)
+    return Work(ATTENTION, flops, elements * _size(types[1]), types[1])
+
+
+def _convolution(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
+    """`convolution(input, weight, bias, stride, padding, dilation, transposed, ...,
+    groups)`: 2 * output elements * (C_in / groups) * kernel size; bytes: input, weight and
+    output (the bias is not counted, as TraceLens does not). `convolution_backward`
+    (grad_out, input, weight, bias_sizes, stride, ..., groups, output_mask): the forward's
+    FLOPs and bytes once per gradient asked for (input, weight). Transposed ones get none."""
+    backward = name == "aten::convolution_backward"
+    x, w = (dims[1], dims[2]) if backward else (dims[0], dims[1])
+    if not isinstance(concrete, list):
+        return None
+    at = 4 if backward else 3  # where stride sits among the concrete inputs
+    stride, padding, dilation = (_ints(concrete[at + i]) for i in range(3))
+    if concrete[at + 3] == "True":
+        return None
+    groups = int(concrete[at + 5])
+    spatial = len(x) - 2
+    if len(w) != len(x) or not (len(stride) == len(padding) == len(dilation) == spatial):
+        return None
+    out = [x[0], w[0]] + [
+        (x[2 + i] + 2 * padding[i] - dilation[i] * (w[2 + i] - 1) - 1) // stride[i] + 1
+        for i in range(spatial)
+    ]
+    flops = 2 * _count(out) * (x[1] // groups) * _count(w[2:])
+    moved = (_count(x) + _count(w) + _count(out)) * _size(types[1 if backward else 0])
+    if backward:
+        mask = _bools(concrete[at + 6]) if len(concrete) > at + 6 else [True, True]
+        times = sum(mask[:2]) or 0
+        flops, moved = flops * times, moved * times
+    return Work(CONV, flops, moved, types[1 if backward else 0])
+
+
+def _ints(text: str) -> list[int]:
+    return [int(v) for v in text.strip("[]() ").split(",") if v.strip()]
+
+
+def _bools(text: str) -> list[bool]:
+    return [v.strip() == "True" for v in text.strip("[]() ").split(",") if v.strip()]
+
+
 def _causal(concrete: Any) -> bool:
     """`is_causal`: the first boolean among the scalar inputs after q, k, v (dropout_p comes
     before it in every signature modelled)."""
@@ -163,8 +250,9 @@ def _binary(dims: list[Any], types: list[str]) -> Work | None:
     if len(dims) < 2 or not dims[0]:
         return None
     size = _size(types[0])
-    if not dims[1]:  # a Python scalar: torch wraps it as an 8-byte 0-dim tensor
-        return Work(ELEMENTWISE, _count(dims[0]), 2 * _count(dims[0]) * size + 8, types[0])
+    if not dims[1]:  # a 0-dim other operand: read at its own type (a bare Scalar: 4 bytes)
+        other = DTYPE_BYTES.get(types[1], 4)
+        return Work(ELEMENTWISE, _count(dims[0]), 2 * _count(dims[0]) * size + other, types[0])
     out = _broadcast(dims[0], dims[1])
     elements = _count(dims[0]) + _count(dims[1]) + _count(out)
     return Work(ELEMENTWISE, _count(out), elements * size, types[0])

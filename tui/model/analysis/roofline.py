@@ -29,6 +29,7 @@ class ShapeRow:
     min_ns: int
     max_ns: int
     starts: tuple[int, ...] = ()  # when each call began (ns), for per-step totals
+    concrete: str = "[]"  # Concrete Inputs as written (scalars, flags: part of the shape key)
 
     @property
     def flops(self) -> int:
@@ -189,8 +190,8 @@ def _rows(trace: Trace) -> list[ShapeRow]:
         times.append(int(cuda_total[row]))
         starts.append(int(trace.slices.start[row]))
     rows = [
-        ShapeRow(name, dims, work, len(times), sum(times), min(times), max(times), tuple(starts))
-        for (name, dims, _), (work, times, starts) in groups.items()
+        ShapeRow(name, dims, work, len(times), sum(times), min(times), max(times), tuple(starts), c)
+        for (name, dims, c), (work, times, starts) in groups.items()
     ]
     rows.sort(key=lambda r: (-r.gpu_ns, r.name, r.dims))
     return rows
