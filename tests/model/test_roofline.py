@@ -195,3 +195,35 @@ def test_convolutions_equal_tracelens_but_where_only_one_gradient_is_asked_for(s
                 assert row.work.bytes == pytest.approx(moved, abs=1)
                 equal += 1
     assert equal >= 50 and halved == 1
+
+
+def test_triton_kernels_count_what_inductor_wrote(tmp_path):
+    cpu = {"pid": 1, "tid": 1}
+
+    def launcher(name, ts, corr, counts):
+        return [
+            {"ph": "X", "cat": "cpu_op", "name": name, **cpu, "ts": ts, "dur": 20,
+             "args": {"kernel_backend": "triton", **counts}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **cpu, "ts": ts + 5,
+             "dur": 5, "args": {"correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": name, "pid": 0, "tid": 7, "ts": ts + 30,
+             "dur": 1000, "args": {"correlation": corr}},
+        ]  # fmt: skip
+
+    events = launcher("triton_poi_fused_add_0", 0, 1, {"kernel_flop": 10**9, "kernel_num_gb": 0.5})
+    events += launcher("triton_tem_fused_mm_1", 2000, 2, {"kernel_flop": 4 * 10**9})
+    events += launcher("triton_per_fused_2", 4000, 3, {})
+    path = tmp_path / "compiled.json"
+    path.write_text(
+        json.dumps({"deviceProperties": [{"name": "NVIDIA H100 80GB HBM3"}], "traceEvents": events})
+    )
+    r = roofline(load_trace(path))
+    rows = {row.name: row for row in r.rows}
+    add = rows["triton_poi_fused_add_0"]
+    assert (add.work.flops, add.work.bytes, add.work.kind) == (10**9, 5 * 10**8, "Triton")
+    assert add.tflops == pytest.approx(1.0) and add.tbs == pytest.approx(0.5)
+    share, side = r.percent_of_peak(add)  # 2 FLOP/B: memory-bound whatever its dtype
+    assert side == "memory" and share == pytest.approx(100 * 0.5 / 3.35)
+    mm = rows["triton_tem_fused_mm_1"]  # no bytes written, dtype unknown: no percentage
+    assert mm.work.flops == 4 * 10**9 and r.percent_of_peak(mm) is None
+    assert "triton_per_fused_2" not in rows  # Inductor counted nothing: no number

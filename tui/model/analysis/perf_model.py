@@ -17,6 +17,8 @@ Formulas (as TraceLens counts them, so the two can be compared):
 - Convolution (`convolution`, `convolution_backward`): 2 x output elements x C_in/groups x kernel
   size, from stride, padding, dilation and groups in `Concrete Inputs`; backward once per
   gradient asked for; bytes input, weight and output (no bias, as TraceLens).
+- Triton kernels (`triton_*` launcher events): the `kernel_flop` and `kernel_num_gb` Inductor
+  wrote, when it did; their dtype is not written, so only the HBM roof applies.
 - Binary elementwise (`add`, `sub`, `mul`, `div` and their in-place forms): one FLOP per output
   element; bytes: the inputs and the output (the broadcast shape), a 0-dim other operand at
   its own type (`double`: 8 bytes; a bare `Scalar`: 4), `alpha` not at all, as TraceLens.
@@ -56,6 +58,10 @@ DTYPE_CLASS = {
     "c10::Float8_e5m2fnuz": "fp8",
 }
 GEMM, ATTENTION, ELEMENTWISE, CONV = "GEMM", "attention", "elementwise", "convolution"
+TRITON = "Triton"
+# Inductor's kernels: their launcher events carry `kernel_flop` / `kernel_num_gb` when
+# Inductor was asked to count (`config.benchmark_kernel` / `profile_bandwidth`).
+TRITON_PREFIX = "triton_"
 _ATTENTION = {
     "aten::_scaled_dot_product_flash_attention",
     "aten::_scaled_dot_product_efficient_attention",
@@ -100,6 +106,8 @@ def work_of(name: str, args: Any) -> Work | None:
     """The FLOPs and bytes of one call of `name`, from its args; None where unknown."""
     if not isinstance(args, dict):
         return None
+    if name.startswith(TRITON_PREFIX):
+        return _triton(args)
     dims, types = args.get("Input Dims"), args.get("Input type")
     if not isinstance(dims, list) or not isinstance(types, list) or len(dims) != len(types):
         return None
@@ -120,6 +128,17 @@ def work_of(name: str, args: Any) -> Work | None:
     except (TypeError, ValueError, IndexError):
         return None  # shapes not as the op writes them
     return None
+
+
+def _triton(args: dict[str, Any]) -> Work | None:
+    """What Inductor wrote: `kernel_flop` (FLOPs) and `kernel_num_gb` (GB moved). The dtype is
+    not written, so no compute peak applies (the HBM roof does)."""
+    flops, gb = args.get("kernel_flop"), args.get("kernel_num_gb")
+    numbers = [v for v in (flops, gb) if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) < (flops is not None) + (gb is not None) or not numbers:
+        return None
+    moved = int(float(gb) * 1e9) if gb is not None else 0
+    return Work(TRITON, int(flops) if flops is not None else 0, moved, "")
 
 
 def _size(dtype: str) -> int:

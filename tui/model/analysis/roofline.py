@@ -14,7 +14,7 @@ import numpy as np
 from ..trace import Trace
 from .attribution import cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
-from .perf_model import DTYPE_CLASS, MODELLED, Work, work_of
+from .perf_model import DTYPE_CLASS, MODELLED, TRITON_PREFIX, Work, work_of
 
 
 @dataclass(frozen=True)
@@ -128,16 +128,23 @@ class Roofline:
 
     def percent_of_peak(self, row: ShapeRow) -> tuple[float, str] | None:
         """(% of the bound, "compute" or "memory"): the bound is the lower of the dtype's peak
-        and HBM bandwidth times the op's intensity; None without peaks for it."""
-        if self.peaks is None or row.tflops is None:
+        and HBM bandwidth times the op's intensity (on the memory side, the share is achieved
+        TB/s over HBM TB/s); None without peaks for it. An op of unknown dtype (a Triton
+        kernel) is judged on the memory side only where even the fastest listed dtype would
+        leave it there."""
+        if self.peaks is None or row.tflops is None or row.tbs is None:
             return None
+        hbm = self.peaks.hbm_tbs or None
+        memory = hbm * row.work.intensity if hbm else None
         peak = self.peaks.tflops(DTYPE_CLASS.get(row.work.dtype, ""))
-        memory = self.peaks.hbm_tbs * row.work.intensity if self.peaks.hbm_tbs else None
-        if peak is None and memory is None:
+        if peak is None and not row.work.dtype:
+            fastest = max((v for v in (self.peaks.bf16, self.peaks.fp16) if v), default=None)
+            if memory is None or fastest is None or memory > fastest:
+                return None
+        if hbm is not None and memory is not None and (peak is None or memory < peak):
+            return 100.0 * row.tbs / hbm, "memory"
+        if peak is None:
             return None
-        if memory is not None and (peak is None or memory < peak):
-            return 100.0 * row.tflops / memory, "memory"
-        assert peak is not None
         return 100.0 * row.tflops / peak, "compute"
 
 
@@ -153,7 +160,9 @@ def _peaks(trace: Trace, override: str | None) -> Peaks | None:
 
 def _candidates(trace: Trace) -> np.ndarray:
     """The ops the model knows that no other such op holds (that one counts their work)."""
-    known = np.asarray([n in MODELLED for n in trace.names] + [False], dtype=bool)
+    known = np.asarray(
+        [n in MODELLED or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
+    )
     tree = op_tree(trace)
     modelled = tree.is_op & known[trace.slices.name]
     rows = np.flatnonzero(modelled)
