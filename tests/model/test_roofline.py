@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 
+import numpy as np
 import pytest
 
 from tests.profiling.test_cli import run as profile
@@ -227,3 +228,29 @@ def test_triton_kernels_count_what_inductor_wrote(tmp_path):
     mm = rows["triton_tem_fused_mm_1"]  # no bytes written, dtype unknown: no percentage
     assert mm.work.flops == 4 * 10**9 and r.percent_of_peak(mm) is None
     assert "triton_per_fused_2" not in rows  # Inductor counted nothing: no number
+
+
+def test_shape_args_read_in_bulk_equal_those_read_one_at_a_time(tmp_path, monkeypatch):
+    from tui.model.ingest.chrome_json import chunks
+
+    monkeypatch.setattr(chunks, "CHUNK_BYTES", 512)  # many chunks
+    events = [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": k * 10,
+         "dur": 5, "args": {"Input Dims": [[k + 1, 2], [2, 3]], "Input type": ["float"] * 2,
+                            "Concrete Inputs": ["", ""], "other": {"deep": [k]}}}
+        for k in range(60)
+    ]  # fmt: skip
+    events[30]["args"]["x"] = float("nan")  # a chunk msgspec refuses: read event by event
+    events[31].pop("args")
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    rows = np.arange(len(trace.slices))
+    bulk = trace.args_reader.shapes(trace.slices.event[rows])
+    for row, got in zip(rows.tolist(), bulk, strict=True):
+        one = trace.args(row)
+        if one is None:
+            assert got is None
+            continue
+        keys = ("Input Dims", "Input type", "Concrete Inputs")
+        assert {k: got[k] for k in keys} == {k: one[k] for k in keys}

@@ -7,7 +7,9 @@ peak (device_peaks.py) on the side of the roofline the op sits on.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -15,6 +17,8 @@ from ..trace import Trace
 from .attribution import cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
 from .perf_model import DTYPE_CLASS, MODELLED, TRITON_PREFIX, Work, work_of
+
+SHAPES_BATCH = 32768  # events whose shape args are read at a time
 
 
 @dataclass(frozen=True)
@@ -188,11 +192,16 @@ def _shapes_recorded(trace: Trace) -> bool:
 def _rows(trace: Trace) -> list[ShapeRow]:
     _, cuda_total = cuda_totals(trace)
     groups: dict[tuple[str, str, str], tuple[Work, list[int], list[int]]] = {}
-    for row in _candidates(trace).tolist():
+    picked = _candidates(trace)
+    # In file order and a batch at a time: each chunk of the file is decoded about once, and
+    # only a batch's args are held at a time.
+    picked = picked[np.argsort(trace.slices.event[picked], kind="stable")]
+    for row, args in _with_shapes(trace, picked):
         name = trace.slice_name(row)
-        args = trace.args(row)
+        if name.startswith(TRITON_PREFIX):  # its counts are other args than the shapes
+            args = trace.args(row)
         work = work_of(name, args)
-        if work is None:
+        if work is None or not isinstance(args, dict):
             continue
         key = (name, json.dumps(args.get("Input Dims")), json.dumps(args.get("Concrete Inputs")))
         _, times, starts = groups.setdefault(key, (work, [], []))
@@ -204,6 +213,14 @@ def _rows(trace: Trace) -> list[ShapeRow]:
     ]
     rows.sort(key=lambda r: (-r.gpu_ns, r.name, r.dims))
     return rows
+
+
+def _with_shapes(trace: Trace, rows: np.ndarray) -> Iterator[tuple[int, Any]]:
+    for a in range(0, len(rows), SHAPES_BATCH):
+        batch = rows[a : a + SHAPES_BATCH]
+        yield from zip(
+            batch.tolist(), trace.args_reader.shapes(trace.slices.event[batch]), strict=True
+        )
 
 
 def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] | None:

@@ -8,6 +8,7 @@ the geometry of many kernels).
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 from typing import Any, ClassVar
@@ -29,6 +30,18 @@ _NULL = msgspec.Raw(b"null")
 class _RawArgs(msgspec.Struct, gc=False):
     # Raw cannot be in a union with None: an absent args reads as the JSON text `null`.
     args: msgspec.Raw = msgspec.Raw(b"null")
+
+
+class _Shapes(msgspec.Struct, gc=False):
+    # Raw: the chunk's other events build no Python lists (the collector would chase them);
+    # only the events asked for are decoded further.
+    dims: msgspec.Raw = msgspec.field(default=_NULL, name="Input Dims")
+    types: msgspec.Raw = msgspec.field(default=_NULL, name="Input type")
+    concrete: msgspec.Raw = msgspec.field(default=_NULL, name="Concrete Inputs")
+
+
+class _ShapeEvent(msgspec.Struct, gc=False):
+    args: _Shapes | None = None
 
 
 class JsonArgs:
@@ -82,6 +95,57 @@ class JsonArgs:
             return decode_args(raw)
         except (ValueError, RecursionError):
             return ARGS_UNREADABLE
+
+    def shapes(self, events: I64) -> list[dict[str, Any] | None]:
+        """The shape args of many events: each chunk they fall in is decoded once, typed, for
+        those three keys only (the rest of each event is skipped over)."""
+        out: list[dict[str, Any] | None] = [None] * len(events)
+        if not len(events):
+            return out
+        with self._lock:
+            if self._source is None:
+                self._source = read_source(self.path)
+            source = self._source
+        # Many small lists are made here and none is garbage: the collector's passes over a
+        # big heap would cost three times the decoding.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._shapes_into(out, events, source)
+        finally:
+            if collecting:
+                gc.enable()
+        return out
+
+    def _shapes_into(self, out: list[dict[str, Any] | None], events: I64, source: Source) -> None:
+        chunk = np.searchsorted(self.first, events, side="right") - 1
+        order = np.argsort(chunk, kind="stable")
+        bounds = np.flatnonzero(np.diff(chunk[order])) + 1
+        for group in np.split(order, bounds):
+            c = int(chunk[group[0]])
+            if c < 0:
+                continue
+            start, end = int(self.start[c]), int(self.end[c])
+            if end > source.safe_length():
+                continue
+            payload = b"".join((b"[", memoryview(source.data)[start:end], b"]"))
+            try:
+                decoded = msgspec.json.decode(payload, type=list[_ShapeEvent])
+            except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+                for k in group.tolist():  # a chunk msgspec refuses: one event at a time
+                    args = self.args(int(events[k]))
+                    out[k] = args if isinstance(args, dict) else None
+                continue
+            base = int(self.first[c])
+            for k in group.tolist():
+                index = int(events[k]) - base
+                found = decoded[index].args if 0 <= index < len(decoded) else None
+                if found is not None:
+                    out[k] = {
+                        "Input Dims": msgspec.json.decode(found.dims),
+                        "Input type": msgspec.json.decode(found.types),
+                        "Concrete Inputs": msgspec.json.decode(found.concrete),
+                    }
 
     def nbytes(self) -> int:
         return int(self.start.nbytes + self.end.nbytes + self.first.nbytes)
