@@ -182,6 +182,19 @@ def test_roofline_text_json_and_what_it_cannot_show(shared):
     )  # fmt: skip
     assert doc["dtype"] == "bf16" and doc["window"]["mfu"] == pytest.approx(0.1173, abs=5e-5)
     assert doc["steps"][0]["flops"] == doc["window"]["flops"] == doc["totals"]["flops"]
+    plain = run(
+        "summary", str(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"), "--top", "1"
+    )
+    roof = next(line for line in plain.stdout.splitlines() if line.startswith("Roofline"))
+    assert "GEMM at 61.9% of its roof (compute-bound)" in roof and "MFU 11.73% of bf16" in roof
+    doc = json.loads(
+        run("summary", str(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"), "--format",
+            "json", "--top", "1").stdout
+    )  # fmt: skip
+    assert doc["roofline"]["window"]["mfu"] == pytest.approx(0.1173, abs=5e-5)
+    gpu_no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--top", "1")
+    assert "Roofline" in gpu_no_shapes.stdout and "record_shapes=True" in gpu_no_shapes.stdout
+    assert "Roofline" not in run("summary", "--top", "1").stdout  # the CPU-only sample
     no_shapes = run("summary", str(DATA / "attribution.json"), "--roofline")
     assert no_shapes.returncode == 0 and "record_shapes=True" in no_shapes.stdout
     bad = run("summary", bert, "--roofline", "--peaks", "bf16=fast")

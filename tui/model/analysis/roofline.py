@@ -162,6 +162,11 @@ def _peaks(trace: Trace, override: str | None) -> Peaks | None:
     return peaks_for(names[0] if names else "", override)
 
 
+def modelled_calls(trace: Trace) -> int:
+    """How many calls `roofline` would read the args of."""
+    return len(_candidates(trace))
+
+
 def _candidates(trace: Trace) -> np.ndarray:
     """The ops the model knows that no other such op holds (that one counts their work)."""
     known = np.asarray(

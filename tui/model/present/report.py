@@ -35,7 +35,10 @@ from ..timescale import format_bytes, format_duration
 from .tables import Row, ScopeReport, Totals, cells, row_json
 
 
-def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
+def as_json(
+    path: str, report: ScopeReport, rows: list[Row], roofline: dict[str, Any] | None = None
+) -> bytes:
+    """`roofline`: the by-kind closeness to the roof and MFU, where shapes were recorded."""
     summary, totals = report.summary, report.totals
     e = summary.verdict.evidence
     doc: dict[str, Any] = {
@@ -63,6 +66,7 @@ def as_json(path: str, report: ScopeReport, rows: list[Row]) -> bytes:
             "sync_calls": summary.sync_calls,
             "sync_ns": summary.sync_ns,
         },
+        **({"roofline": roofline} if roofline is not None else {}),
         "memory": {
             "peaks": [
                 {
@@ -169,13 +173,21 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
 
 
 def as_text(
-    path: str, report: ScopeReport, rows: list[Row], markdown: bool, scope: str | None = None
+    path: str,
+    report: ScopeReport,
+    rows: list[Row],
+    markdown: bool,
+    scope: str | None = None,
+    roofline: str | None = None,
 ) -> str:
     """Plain text (no escape codes) or Markdown ready to paste into an issue; `scope` names
-    what the report covers when it is not the whole trace (`ProfilerStep#7`)."""
+    what the report covers when it is not the whole trace (`ProfilerStep#7`); `roofline` is
+    the line on how close to the hardware it ran, shown after the verdict."""
     summary = report.summary
     out: list[str] = []
     pairs = summary_lines(summary, report.totals)
+    if roofline is not None:
+        pairs.insert(2, ("Roofline", roofline))
     of = f" ({printable(scope)})" if scope else ""
     if markdown:
         out.append(f"### trace-tui summary: `{printable(path)}`{of}\n")

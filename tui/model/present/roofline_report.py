@@ -45,12 +45,39 @@ def note(r: Roofline) -> str | None:
     if not r.shapes_recorded:
         return NO_SHAPES
     if not r.rows:
-        return "no op here is one the performance model knows (GEMMs, attention, elementwise)"
+        return "no op here has shapes the performance model reads (GEMM, attention, conv...)"
     if not any(row.gpu_ns for row in r.rows):
         return "no GPU work under these ops: FLOPs and bytes only"
     if r.peaks is None:
         return "unknown device: achieved rates without percentages (--peaks bf16=N,hbm=N sets them)"
     return None
+
+
+def headline(trace: Trace, r: Roofline) -> str | None:
+    """The summary's one line: how close each kind of work ran to its roof, and the MFU (None
+    for a trace without GPU work)."""
+    if not trace.kind_mask("gpu").any():
+        return None
+    if not r.shapes_recorded:
+        return NO_SHAPES
+    kinds = [k for k in r.by_kind() if k.gpu_ns and k.percent_of_roof is not None]
+    if not kinds:
+        return note(r)
+    parts = [f"{k.kind} at {k.percent_of_roof:.1f}% of its roof ({k.bound}-bound)" for k in kinds]
+    window, _ = utilisation(trace, r)
+    if window.mfu is not None:
+        parts.append(f"MFU {window.mfu:.2%} of {r.dtype_class()} peak")
+    return "; ".join(parts) + " (summary --roofline: each op)"
+
+
+def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
+    window, _ = utilisation(trace, r)
+    return {
+        "shapes_recorded": r.shapes_recorded,
+        "device": r.peaks.device if r.peaks else None,
+        "by_kind": [_kind_json(k) for k in r.by_kind()],
+        "window": _use_json(window),
+    }
 
 
 def totals(r: Roofline) -> tuple[int, int, float | None]:
