@@ -17,7 +17,7 @@ import orjson
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.rank_compare import compare
 from tui.model.analysis.rank_stats import RankStats
-from tui.model.analysis.roofline import modelled_calls, roofline
+from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
 from tui.model.errors import TraceError
@@ -40,8 +40,7 @@ from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
 from tui.model.present.roofline_report import as_json as roofline_json
 from tui.model.present.roofline_report import as_text as roofline_text
-from tui.model.present.roofline_report import headline as roofline_headline
-from tui.model.present.roofline_report import headline_json
+from tui.model.present.roofline_report import headline_json, summary_roofline
 from tui.model.present.tables import KERNELS, OPS, scope_report
 from tui.model.text import printable
 from tui.model.trace import Trace
@@ -53,9 +52,6 @@ PROG = "trace-tui"
 # The trace opened when no file is named: one our own backend made, shipped in the package.
 SAMPLES = Path(__file__).resolve().parent / "samples"
 DEFAULT_SAMPLE = "transformer_128_cpu.pt.trace.json.gz"
-# `summary` reads the args of at most this many modelled calls for its Roofline line (about a
-# second's work); beyond it the line points to `summary --roofline`.
-ROOFLINE_IN_SUMMARY = 200_000
 
 
 def default_sample() -> Path:
@@ -289,18 +285,13 @@ def _summary(args: list[str]) -> int:
         scope = Scope(*window)
     result = scope_report(trace, scope, opts.kernels, sort)
     rows = result.rows[: opts.top]
-    # How close to the hardware, for the whole trace (a step's is in --roofline's JSON); on a
-    # trace of very many modelled calls, reading their args is left to --roofline.
-    calls = modelled_calls(trace) if opts.step is None else 0
-    roof = roofline(trace, opts.peaks) if 0 < calls <= ROOFLINE_IN_SUMMARY else None
+    # How close to the hardware, for the whole trace (a step's is in --roofline's JSON).
+    line, roof = summary_roofline(trace, opts.peaks) if opts.step is None else (None, None)
     if opts.format == "json":
         extra = headline_json(trace, roof) if roof is not None and roof.shapes_recorded else None
         sys.stdout.buffer.write(as_json(trace.path, result, rows, extra))
         return 0
     step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
-    line = roofline_headline(trace, roof) if roof is not None else None
-    if calls > ROOFLINE_IN_SUMMARY:
-        line = f"{calls:,} GEMM, attention and elementwise calls: summary --roofline reads them"
     sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown", step, line))
     return 0
 

@@ -349,3 +349,21 @@ async def test_the_name_column_keeps_its_width_after_a_resize_and_a_filter(share
         )
         await pilot.press("y", "tab", "tab", "backspace")  # back into the filter: it edits
         assert app.query_one("#filter").value == "X"
+
+
+async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
+
+    qwen = shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"
+    async with loaded(qwen, (160, 45)) as (pilot, app):
+        await pilot.press("t")
+        for _ in range(100):  # found in a thread
+            await pilot.pause(0.05)
+            pane = app.query_one(StatsPane)
+            if pane.roof_line is not None:
+                break
+        await pilot.pause()
+        strip = str(pane.query_one("#strip").render())
+        assert "Roofline: elementwise at 56.8% of its roof (memory-bound); GEMM at 61.9%" in strip
+        await pilot.press("v")  # another scope: the line is the trace's, not shown there
+        await pilot.pause()
+        assert "Roofline" not in str(pane.query_one("#strip").render())

@@ -15,6 +15,7 @@ from textual.widgets import Input, Static
 
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
+from tui.model.present.roofline_report import summary_roofline
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
 from tui.model.present.tables import scope_report, table_for
 from tui.model.text import printable
@@ -22,6 +23,8 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.stats_table import StatsTable
+
+ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line,) once found
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,7 @@ class StatsPane(Vertical):
         self.scope_label = "trace"
         self.scope = Scope()
         self.window, self.selected, self.marked = window, selected, marked  # for `v`
+        self.roof_line: str | None = None  # how close to the hardware (found in a thread)
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
@@ -106,6 +110,30 @@ class StatsPane(Vertical):
                 table.sort_key, table.sort_column, table.descending = last.sort
             self._scope_to(last.scope_name)
         else:
+            self.rebuild()
+        self._find_roofline()
+
+    def _find_roofline(self) -> None:
+        """The Roofline line reads the shapes of every modelled call (up to about a second):
+        in a thread, once per trace, then shown."""
+        kept = self.trace.derived.get(ROOFLINE_KEY)
+        if kept is not None:
+            self._show_roofline(kept[0])
+            return
+
+        def find() -> None:
+            line, _ = summary_roofline(self.trace)
+            self.trace.derive(ROOFLINE_KEY, lambda: (line,))
+            try:
+                self.app.call_from_thread(self._show_roofline, line)
+            except RuntimeError:  # the app closed meanwhile
+                return
+
+        self.run_worker(find, thread=True, group="roofline", exit_on_error=False)
+
+    def _show_roofline(self, line: str | None) -> None:
+        self.roof_line = line
+        if line is not None and self.scope_name == "trace":
             self.rebuild()
 
     def state(self) -> PaneState:
@@ -182,7 +210,10 @@ class StatsPane(Vertical):
         lines.append(f"  {printable(pairs['Why'])}\n")
         lines.append("(x ops/kernels, v scope, i all of this, 1-9 or a header click sorts, ")
         lines.append("enter: longest)\n")
-        lines.append("   ".join(f"{label}: {printable(pairs[label])}" for label in list(pairs)[2:]))
+        shown = [(label, pairs[label]) for label in list(pairs)[2:]]
+        if self.roof_line is not None and self.scope_name == "trace":
+            shown.insert(0, ("Roofline", self.roof_line))
+        lines.append("   ".join(f"{label}: {printable(value)}" for label, value in shown))
         if summary.steps:
             lines.append("\nSteps: ", style="bold")
             lines.append(

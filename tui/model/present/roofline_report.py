@@ -17,7 +17,14 @@ from typing import Any
 
 import orjson
 
-from ..analysis.roofline import KindTotal, Roofline, ShapeRow, Utilisation
+from ..analysis.roofline import (
+    KindTotal,
+    Roofline,
+    ShapeRow,
+    Utilisation,
+    modelled_calls,
+    roofline,
+)
 from ..analysis.steps import profiled_window, step_windows
 from ..text import printable
 from ..timescale import format_duration
@@ -25,6 +32,9 @@ from ..trace import Trace
 from .report import table_lines
 
 NO_SHAPES = "profile with record_shapes=True for FLOPs: this trace has no input shapes"
+# The summary reads the args of at most this many modelled calls for its Roofline line (about
+# a second's work); beyond it the line points to `summary --roofline`.
+IN_SUMMARY = 200_000
 HEADERS = [
     "Name",
     "Input Dims",
@@ -51,6 +61,18 @@ def note(r: Roofline) -> str | None:
     if r.peaks is None:
         return "unknown device: achieved rates without percentages (--peaks bf16=N,hbm=N sets them)"
     return None
+
+
+def summary_roofline(trace: Trace, peaks: str | None = None) -> tuple[str | None, Roofline | None]:
+    """The summary's Roofline line, and the roofline it was taken from (None when it was not
+    computed: no modelled calls, or more than IN_SUMMARY of them, whose args take a while)."""
+    calls = modelled_calls(trace)
+    if calls > IN_SUMMARY:
+        return f"{calls:,} modelled calls (GEMM, attention...): summary --roofline reads them", None
+    if not calls:
+        return None, None
+    r = roofline(trace, peaks)
+    return headline(trace, r), r
 
 
 def headline(trace: Trace, r: Roofline) -> str | None:
