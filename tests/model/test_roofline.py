@@ -50,6 +50,16 @@ def test_attention_formulas():
     assert w.bytes == 4 * (2 * 8 * 128 * 64) * 2  # q, k, v and the output
     causal = dict(sdpa, **{"Concrete Inputs": ["", "", "", "0.", "True"]})
     assert work_of("aten::_scaled_dot_product_flash_attention", causal).flops == w.flops // 2
+    # The efficient kernel's first flag is compute_log_sumexp; is_causal comes after dropout_p.
+    efficient = args(
+        [q, q, q, [], [], [], []],
+        [BF16] * 3 + ["Scalar"] * 4,
+        ["", "", "", "", "True", "0.", "False"],
+    )
+    name = "aten::_scaled_dot_product_efficient_attention"
+    assert work_of(name, efficient).flops == w.flops
+    efficient["Concrete Inputs"] = ["", "", "", "", "False", "0.", "True"]
+    assert work_of(name, efficient).flops == w.flops // 2
     seq_first = [2, 128, 8, 64]  # B, N, H, d: the flash kernel's own layout
     inner = args([seq_first] * 3, [BF16] * 3)
     assert work_of("aten::_flash_attention_forward", inner).flops == w.flops
@@ -83,6 +93,9 @@ def test_the_peak_table_and_the_override(monkeypatch):
         peaks_for("x", "bf16=fast")
     with pytest.raises(ValueError, match="unknown key"):
         peaks_for("x", "int4=3")
+    with pytest.raises(ValueError, match="more than 0"):
+        peaks_for("x", "hbm=0")
+    assert peaks_for("NVIDIA H100 NVL").device == "H100 NVL"
 
 
 REPORTS = [

@@ -36,11 +36,14 @@ _TABLE: list[tuple[str, Peaks]] = [
     ("NVIDIA H100", Peaks("H100 SXM", 989.4, 989.4, 494.7, 66.9, 1978.9, 3.35)),
     # Same datasheet, PCIe: BF16/FP16 756, TF32 378, FP32 51.2, FP8 1,513; HBM2e 2.0 TB/s.
     ("NVIDIA H100 PCIe", Peaks("H100 PCIe", 756.0, 756.0, 378.0, 51.2, 1513.0, 2.0)),
+    # Same datasheet, H100 NVL (per GPU): BF16/FP16 835, TF32 418, FP32 60, FP8 1,671 dense;
+    # HBM3 3.9 TB/s.
+    ("NVIDIA H100 NVL", Peaks("H100 NVL", 835.0, 835.0, 418.0, 60.0, 1671.0, 3.9)),
     # NVIDIA H200 Tensor Core GPU datasheet (2024), SXM: compute as H100 SXM; HBM3e 4.8 TB/s.
     ("NVIDIA H200", Peaks("H200 SXM", 989.4, 989.4, 494.7, 66.9, 1978.9, 4.8)),
-    # NVIDIA HGX B200 specifications (2024), per GPU at 1,000 W: BF16/FP16 2,250, TF32 1,100,
-    # FP32 80, FP8 4,500 dense TFLOP/s; HBM3e 8 TB/s.
-    ("NVIDIA B200", Peaks("B200", 2250.0, 2250.0, 1100.0, 80.0, 4500.0, 8.0)),
+    # NVIDIA HGX B200 specifications (2024), per GPU (the 8-GPU figures / 8): BF16/FP16 2,250,
+    # TF32 1,100, FP32 75, FP8 4,500 dense TFLOP/s; HBM3e 8 TB/s.
+    ("NVIDIA B200", Peaks("B200", 2250.0, 2250.0, 1100.0, 75.0, 4500.0, 8.0)),
     # NVIDIA A100 Tensor Core GPU datasheet (2021): BF16/FP16 312, TF32 156, FP32 19.5 TFLOP/s;
     # HBM2e 2.039 TB/s (80GB SXM), HBM2 1.555 TB/s (40GB).
     ("NVIDIA A100-SXM4-80GB", Peaks("A100 80GB", 312.0, 312.0, 156.0, 19.5, None, 2.039)),
@@ -54,6 +57,8 @@ _TABLE: list[tuple[str, Peaks]] = [
     # AMD Instinct MI300X data sheet (2023): BF16/FP16 1,307.4, TF32 653.7, FP32 163.4 (matrix),
     # FP8 2,614.9 dense TFLOP/s; HBM3 5.3 TB/s.
     ("AMD Instinct MI300X", Peaks("MI300X", 1307.4, 1307.4, 653.7, 163.4, 2614.9, 5.3)),
+    # AMD Instinct MI325X data sheet (2024): compute as MI300X; HBM3E 6 TB/s.
+    ("AMD Instinct MI325X", Peaks("MI325X", 1307.4, 1307.4, 653.7, 163.4, 2614.9, 6.0)),
     # AMD Instinct MI250X data sheet (2021): BF16/FP16 383, FP32 95.7 (matrix) TFLOP/s; HBM2e
     # 3.2 TB/s. MI250: BF16/FP16 362.1, FP32 90.5; 3.2 TB/s.
     ("AMD Instinct MI250X", Peaks("MI250X", 383.0, 383.0, None, 95.7, None, 3.2)),
@@ -94,4 +99,6 @@ def _parse(text: str) -> dict[str, Any]:
             values[key] = float(number)
         except ValueError:
             raise ValueError(f"{part.strip()!r} is not key=number") from None
+        if not values[key] > 0:
+            raise ValueError(f"{part.strip()!r}: a peak is more than 0")
     return values

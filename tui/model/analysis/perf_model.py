@@ -118,7 +118,7 @@ def work_of(name: str, args: Any) -> Work | None:
         if name == "aten::_scaled_mm":
             return _scaled_mm(dims, types)
         if name in _ATTENTION:
-            return _attention(dims, types, concrete, name in _SEQUENCE_FIRST)
+            return _attention(dims, types, _causal(name, concrete), name in _SEQUENCE_FIRST)
         if name in _ATTENTION_BACKWARD:
             return _attention_backward(name, dims, types, concrete)
         if name in _CONV:
@@ -173,7 +173,7 @@ def _gemm(name: str, dims: list[Any], types: list[str]) -> Work | None:
 
 
 def _attention(
-    dims: list[Any], types: list[str], concrete: Any, sequence_first: bool
+    dims: list[Any], types: list[str], causal: bool, sequence_first: bool
 ) -> Work | None:
     q, k, v = dims[0], dims[1], dims[2]
     if len(q) != 4 or len(k) != 4 or len(v) != 4:
@@ -186,7 +186,7 @@ def _attention(
         n_kv = k[2]
     d_v = v[3]
     flops = 2 * batch * heads * n * n_kv * (d + d_v)
-    if _causal(concrete):
+    if causal:
         flops //= 2
     elements = _count(q) + _count(k) + _count(v) + batch * heads * n * d_v
     return Work(ATTENTION, flops, elements * _size(types[0]), types[0])
@@ -207,7 +207,7 @@ def _attention_backward(name: str, dims: list[Any], types: list[str], concrete: 
     bytes: grad_out, q, k, v and out read, dq, dk and dv written."""
     grad, q, k, v = dims[0], dims[1], dims[2], dims[3]
     forward = _attention(
-        [q, k, v], types[1:4], concrete[1:] if isinstance(concrete, list) else None,
+        [q, k, v], types[1:4], _causal(name, concrete),
         name in ("aten::_flash_attention_backward", "aten::_efficient_attention_backward"),
     )  # fmt: skip
     if forward is None or len(grad) != 4:
@@ -256,13 +256,29 @@ def _bools(text: str) -> list[bool]:
     return [v.strip() == "True" for v in text.strip("[]() ").split(",") if v.strip()]
 
 
-def _causal(concrete: Any) -> bool:
-    """`is_causal`: the first boolean among the scalar inputs after q, k, v (dropout_p comes
-    before it in every signature modelled)."""
-    if not isinstance(concrete, list):
+# Where each attention op's causal flag sits among its inputs (native_functions.yaml), and
+# whether it is a bool (`is_causal`) or xformers' `custom_mask_type` (0: none, else causal).
+_CAUSAL_AT = {
+    "aten::_scaled_dot_product_flash_attention": (4, "bool"),
+    "aten::_scaled_dot_product_efficient_attention": (6, "bool"),
+    "aten::_scaled_dot_product_cudnn_attention": (6, "bool"),
+    "aten::_flash_attention_forward": (8, "bool"),
+    "aten::_efficient_attention_forward": (9, "mask"),
+    "aten::_scaled_dot_product_flash_attention_backward": (11, "bool"),
+    "aten::_scaled_dot_product_efficient_attention_backward": (11, "bool"),
+    "aten::_scaled_dot_product_cudnn_attention_backward": (14, "bool"),
+    "aten::_flash_attention_backward": (11, "bool"),
+    "aten::_efficient_attention_backward": (14, "mask"),
+}
+
+
+def _causal(name: str, concrete: Any) -> bool:
+    """Whether the call was causal, read where that op's signature puts the flag."""
+    at, kind = _CAUSAL_AT.get(name, (-1, ""))
+    if not isinstance(concrete, list) or not 0 <= at < len(concrete):
         return False
-    flags = [c for c in concrete[3:] if c in ("True", "False")]
-    return bool(flags) and flags[0] == "True"
+    value = str(concrete[at]).strip()
+    return value == "True" if kind == "bool" else value not in ("", "0")
 
 
 def _binary(dims: list[Any], types: list[str]) -> Work | None:

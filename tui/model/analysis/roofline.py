@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..trace import Trace
-from .attribution import cuda_totals, op_tree
+from .attribution import attribute, cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
 from .perf_model import DTYPE_CLASS, MODELLED, TRITON_PREFIX, Work, work_of
 
@@ -154,7 +154,8 @@ class Roofline:
 
 def roofline(trace: Trace, override: str | None = None) -> Roofline:
     """The by-shape rows of the whole trace, with the peaks of its first GPU."""
-    return Roofline(_rows(trace), _peaks(trace, override), _shapes_recorded(trace))
+    rows = _rows(trace)
+    return Roofline(rows, _peaks(trace, override), bool(rows) or _shapes_recorded(trace))
 
 
 def _peaks(trace: Trace, override: str | None) -> Peaks | None:
@@ -187,11 +188,19 @@ def _candidates(trace: Trace) -> np.ndarray:
 
 
 def _shapes_recorded(trace: Trace) -> bool:
-    for row in _candidates(trace)[:50].tolist():
+    """Whether ops carry Input Dims: the first CPU ops are looked at, modelled or not (a trace
+    whose GEMMs all ran inside a graph replay has shapes, and no modelled op)."""
+    for row in np.flatnonzero(op_tree(trace).is_op)[:200].tolist():
         args = trace.args(row)
         if isinstance(args, dict) and "Input Dims" in args:
             return True
     return False
+
+
+def coverage(trace: Trace, r: Roofline) -> float | None:
+    """The share of all GPU work time that the modelled ops' kernels account for."""
+    total = int(trace.slices.dur[attribute(trace).work].sum())
+    return sum(row.gpu_ns for row in r.rows) / total if total else None
 
 
 def _rows(trace: Trace) -> list[ShapeRow]:

@@ -3,7 +3,8 @@ shapes, with FLOPs, bytes, intensity, achieved TFLOP/s and TB/s and the share of
 peak, as text, Markdown or JSON.
 
 JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), hbm_tbs} | null,
-  shapes_recorded, note, totals {flops, gpu_ns, tflops},
+  shapes_recorded, note, totals {flops, gpu_ns, tflops}, coverage (the modelled ops' kernels'
+  share of all GPU work time, 0..1),
   by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time), bound}],
   dtype (the peak MFU is taken of), window and steps: [{name, window_ns, flops, tflops,
   mfu (0..1 | null)}], rows: [{name, input_dims, dtype, kind,
@@ -22,6 +23,7 @@ from ..analysis.roofline import (
     Roofline,
     ShapeRow,
     Utilisation,
+    coverage,
     modelled_calls,
     roofline,
 )
@@ -46,7 +48,7 @@ HEADERS = [
     "FLOP/B",
     "TFLOP/s",
     "TB/s",
-    "% of peak",
+    "% of roof",
 ]
 
 
@@ -89,6 +91,9 @@ def headline(trace: Trace, r: Roofline) -> str | None:
     window, _ = utilisation(trace, r)
     if window.mfu is not None:
         parts.append(f"MFU {window.mfu:.2%} of {r.dtype_class()} peak")
+    share = coverage(trace, r)
+    if share is not None:
+        parts.append(f"these cover {share:.0%} of the GPU time")
     return "; ".join(parts) + " (summary --roofline: each op)"
 
 
@@ -98,6 +103,7 @@ def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
         "shapes_recorded": r.shapes_recorded,
         "device": r.peaks.device if r.peaks else None,
         "by_kind": [_kind_json(k) for k in r.by_kind()],
+        "coverage": coverage(trace, r),
         "window": _use_json(window),
     }
 
@@ -127,6 +133,7 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "shapes_recorded": r.shapes_recorded,
         "note": note(r),
         "totals": {"flops": flops, "gpu_ns": gpu, "tflops": rate},
+        "coverage": coverage(trace, r),
         "by_kind": [_kind_json(k) for k in r.by_kind()],
         "dtype": r.dtype_class(),
         "window": _use_json(window),
@@ -150,18 +157,31 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
             f" {rate:.1f} TFLOP/s"
         )
         out += [_kind_line(k) for k in r.by_kind() if k.gpu_ns]
+    share = coverage(trace, r)
+    if rate is not None and share is not None:
+        out.append(f"Modelled ops' kernels: {share:.0%} of GPU work time ({_unmodelled(share)})")
     window, steps = utilisation(trace, r)
-    if r.rows and window.tflops is not None:
+    if gpu and window.tflops is not None:  # no kernels ran (a graph capture): no rate
         mfu = f", MFU {window.mfu:.2%} of {r.dtype_class()} peak" if window.mfu is not None else ""
         out.append(
-            f"Profiled window ({len(steps)} step{'s' * (len(steps) != 1)}, "
-            f"{format_duration(window.window_ns)}): "
+            f"{_window_name(len(steps))} ({format_duration(window.window_ns)}): "
             f"{window.flops / 1e9:,.1f} GFLOPs, {window.tflops:.2f} TFLOP/s{mfu}"
         )
     if r.rows:
         out.append("")
         out += table_lines(HEADERS, [_cells(r, row) for row in _top(r.rows, top)], markdown)
     return "\n".join(out) + "\n"
+
+
+def _window_name(steps: int) -> str:
+    return f"Profiled window, {steps} step{'s' * (steps != 1)}" if steps else "Whole trace"
+
+
+def _unmodelled(share: float) -> str:
+    """What a low coverage means for the MFU below."""
+    if share >= 0.8:
+        return "the rest is ops the model does not know"
+    return "the MFU counts only these: the rest is ops the model does not know"
 
 
 def _kind_line(k: KindTotal) -> str:
