@@ -42,7 +42,7 @@ def bind(
     """
     lo = lane_lo[lane]
     hi = lane_hi[lane]
-    result = candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
+    result = _candidate_slices(lane, ts, enclosing, lane_lo, lane_hi, start)
     # Walk up from the last slice that started until one contains the point.
     walk = np.flatnonzero(enclosing & (result >= lo) & (result < hi))
     result[enclosing & ~((result >= lo) & (result < hi))] = -1
@@ -59,7 +59,7 @@ def bind(
     return result
 
 
-def candidate_slices(
+def _candidate_slices(
     lane: I64, ts: I64, enclosing: BoolA, lane_lo: I64, lane_hi: I64, start: I64
 ) -> I64:
     """Per point: the last slice of its lane to start at or before it (enclosing points), or
