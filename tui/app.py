@@ -373,9 +373,7 @@ class TraceApp(App[None]):
         panes = self.query(DiffPane)
         if panes:
             self._diff_state = panes.first().state()
-            panes.first().remove()
-            self.query_one("#details").display = True
-            self.query_one(Timeline).focus()
+            self._close_pane(panes.first())
             return
         if self.changes is None:
             self.query_one(Timeline).say("NEW is still loading.")
@@ -386,6 +384,12 @@ class TraceApp(App[None]):
         pane = DiffPane(self.changes, self._diff_state)
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(self._focus_diff, pane)
+
+    def _close_pane(self, pane: Vertical) -> None:
+        """A pane closes: the details come back in its place, and keys go to the timeline."""
+        pane.remove()
+        self.query_one("#details").display = True
+        self.query_one(Timeline).focus()
 
     def _focus_diff(self, pane: DiffPane) -> None:
         for table in pane.query("#diff"):
@@ -438,9 +442,7 @@ class TraceApp(App[None]):
         panes = self.query(StatsPane)
         if panes:
             self._pane_state = panes.first().state()
-            panes.first().remove()
-            self.query_one("#details").display = True
-            self.query_one(Timeline).focus()
+            self._close_pane(panes.first())
             return
         self.query_one("#details").display = False
         timeline = self.query_one(Timeline)

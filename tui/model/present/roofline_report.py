@@ -14,6 +14,7 @@ JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), h
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import orjson
@@ -104,7 +105,7 @@ def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
         "device": r.peaks.device if r.peaks else None,
         "by_kind": [_kind_json(k) for k in r.by_kind()],
         "coverage": coverage(trace, r),
-        "window": _use_json(window),
+        "window": asdict(window),
     }
 
 
@@ -136,8 +137,8 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "coverage": coverage(trace, r),
         "by_kind": [_kind_json(k) for k in r.by_kind()],
         "dtype": r.dtype_class(),
-        "window": _use_json(window),
-        "steps": [_use_json(u) for u in steps],
+        "window": asdict(window),
+        "steps": [asdict(u) for u in steps],
         "rows": [_row_json(r, row) for row in _top(r.rows, top)],
     }
     return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
@@ -195,24 +196,7 @@ def _kind_line(k: KindTotal) -> str:
 
 
 def _kind_json(k: KindTotal) -> dict[str, Any]:
-    return {
-        "kind": k.kind,
-        "flops": k.flops,
-        "gpu_ns": k.gpu_ns,
-        "tflops": k.tflops,
-        "percent_of_roof": k.percent_of_roof,
-        "bound": k.bound,
-    }
-
-
-def _use_json(u: Utilisation) -> dict[str, Any]:
-    return {
-        "name": u.name,
-        "window_ns": u.window_ns,
-        "flops": u.flops,
-        "tflops": u.tflops,
-        "mfu": u.mfu,
-    }
+    return {**asdict(k), "tflops": k.tflops}
 
 
 def _top(rows: list[ShapeRow], top: int) -> list[ShapeRow]:
