@@ -41,6 +41,9 @@ TORCH_ORDER = [
     "Self CUDA Mem",
     "# of Calls",
 ]
+# After torch's: the roofline's columns of the modelled calls (shown once it is known).
+WORK_HEADERS = ["GFLOPs", "TFLOP/s", "% of roof"]
+WORK_JSON_KEYS = {"flops", "tflops", "percent_of_roof", "bound"}
 # The JSON keys of an op row (`summary --format json`), as documented in present/report.py.
 OP_JSON_KEYS = {
     "name",
@@ -55,7 +58,7 @@ OP_JSON_KEYS = {
     "cpu_mem_bytes",
     "self_cuda_mem_bytes",
     "cuda_mem_bytes",
-}
+} | WORK_JSON_KEYS
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 
 

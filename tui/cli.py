@@ -283,10 +283,14 @@ def _summary(args: list[str]) -> int:
             known = ", ".join(sorted(steps, key=lambda n: steps[n][0])) or "none"
             return _fail(f"{trace.path}: no ProfilerStep#{opts.step} (steps: {known})")
         scope = Scope(*window)
-    result = scope_report(trace, scope, opts.kernels, sort)
+    try:
+        line, roof = summary_roofline(trace, opts.peaks)
+    except ValueError as e:
+        return _fail(f"--peaks: {e}", 2)
+    result = scope_report(trace, scope, opts.kernels, sort, roof)
     rows = result.rows[: opts.top]
-    # How close to the hardware, for the whole trace (a step's is in --roofline's JSON).
-    line, roof = summary_roofline(trace, opts.peaks) if opts.step is None else (None, None)
+    if opts.step is not None:  # the line is the whole trace's (a step's: --roofline's JSON)
+        line, roof = None, None
     if opts.format == "json":
         extra = headline_json(trace, roof) if roof is not None and roof.shapes_recorded else None
         sys.stdout.buffer.write(as_json(trace.path, result, rows, extra))

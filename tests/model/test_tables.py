@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER
+from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER, WORK_HEADERS, WORK_JSON_KEYS
 from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.scope import Scope
@@ -14,7 +14,7 @@ from tui.model.present.tables import KERNELS, OPS, cells, row_json, scope_report
 
 
 def test_the_op_table_has_torchs_columns_in_torchs_order():
-    assert [c.header for c in OPS.columns] == TORCH_ORDER
+    assert [c.header for c in OPS.columns if c.needs != "json"] == TORCH_ORDER + WORK_HEADERS
 
 
 @pytest.mark.parametrize(
@@ -84,16 +84,20 @@ def test_json_rows_carry_every_value_under_its_key():
     kernel = kernel_stats(load_trace(DATA / "attribution.json"))
     k1 = row_json(KERNELS, next(k for k in kernel if k.name == "K1"))
     assert k1["geometry"] == {"grid": "4x1x1", "block": "128x1x1", "registers": "32"}
-    assert set(k1) == {
-        "name",
-        "total_ns",
-        "avg_ns",
-        "min_ns",
-        "max_ns",
-        "calls",
-        "share",
-        "geometry",
-    }
+    assert (
+        set(k1)
+        == {
+            "name",
+            "total_ns",
+            "avg_ns",
+            "min_ns",
+            "max_ns",
+            "calls",
+            "share",
+            "geometry",
+        }
+        | WORK_JSON_KEYS
+    )
 
 
 def test_geometry_sorts_as_numbers_and_blanks_go_last():

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DATA, TORCH_ORDER
+from tests.conftest import DATA, TORCH_ORDER, WORK_HEADERS
 from tests.tui.helpers import loaded
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
@@ -237,7 +237,9 @@ async def test_at_80_columns_the_columns_that_matter_come_first(shared):
             "CUDA total",
             "# of Calls",
         ]
-        assert sorted(headers) == sorted(h for h in TORCH_ORDER if h in headers)  # the rest after
+        # The rest after; the roofline's columns once found (in a thread).
+        expected = TORCH_ORDER + WORK_HEADERS
+        assert sorted(headers) == sorted(h for h in expected if h in headers)
         assert all(len(str(table.get_cell_at((r, 0)))) <= 24 for r in range(table.row_count))
         await pilot.press("4")  # the fourth column now: Self CUDA
         assert table.sort_key == "self_cuda"
@@ -364,6 +366,19 @@ async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
         await pilot.pause()
         strip = str(pane.query_one("#strip").render())
         assert "Roofline: elementwise at 56.8% of its roof (memory-bound); GEMM at 61.9%" in strip
+        # The table gained the roofline's columns, which sort like the others.
+        table = pane.query_one(StatsTable)
+        headers = [c.header for c in table.columns_spec]
+        assert headers[-3:] == ["GFLOPs", "TFLOP/s", "% of roof"]
+        for _ in range(80):  # scrolled to the right end, as a user would
+            await pilot.press("right")
+        tflops = headers.index("TFLOP/s")
+        x, _, width, _ = table._get_column_region(tflops)
+        await pilot.click(StatsTable, offset=(x - int(table.scroll_x) + width // 2, 0))
+        await pilot.pause()
+        assert table.sort_key == "tflops"
+        top = table.row_at_cursor()
+        assert top is not None and top.work is not None and top.name == "aten::mm"
         await pilot.press("v")  # another scope: the line is the trace's, not shown there
         await pilot.pause()
         assert "Roofline" not in str(pane.query_one("#strip").render())

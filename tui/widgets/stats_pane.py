@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
 from tui.model.present.roofline_report import summary_roofline
@@ -24,7 +25,7 @@ from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.stats_table import StatsTable
 
-ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line,) once found
+ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class StatsPane(Vertical):
         self.scope = Scope()
         self.window, self.selected, self.marked = window, selected, marked  # for `v`
         self.roof_line: str | None = None  # how close to the hardware (found in a thread)
+        self.roof: Roofline | None = None  # its numbers, for the table's columns
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="strip")
@@ -114,27 +116,27 @@ class StatsPane(Vertical):
         self._find_roofline()
 
     def _find_roofline(self) -> None:
-        """The Roofline line reads the shapes of every modelled call (up to about a second):
-        in a thread, once per trace, then shown."""
+        """The Roofline line and the table's GFLOPs, TFLOP/s and % of roof read the shapes of
+        every modelled call (up to about a second): in a thread, once per trace, then shown."""
         kept = self.trace.derived.get(ROOFLINE_KEY)
         if kept is not None:
-            self._show_roofline(kept[0])
+            self._show_roofline(*kept)
             return
 
         def find() -> None:
-            line, _ = summary_roofline(self.trace)
-            self.trace.derive(ROOFLINE_KEY, lambda: (line,))
+            found = summary_roofline(self.trace)
+            self.trace.derive(ROOFLINE_KEY, lambda: found)
             try:
-                self.app.call_from_thread(self._show_roofline, line)
+                self.app.call_from_thread(self._show_roofline, *found)
             except RuntimeError:  # the app closed meanwhile
                 return
 
         self.run_worker(find, thread=True, group="roofline", exit_on_error=False)
 
-    def _show_roofline(self, line: str | None) -> None:
-        self.roof_line = line
-        if line is not None and self.scope_name == "trace":
-            self.rebuild()
+    def _show_roofline(self, line: str | None, roof: Roofline | None) -> None:
+        self.roof_line, self.roof = line, roof
+        if line is not None or (roof is not None and roof.rows):
+            self.rebuild(keep_place=True)
 
     def state(self) -> PaneState:
         tables = self.query(StatsTable)
@@ -195,12 +197,14 @@ class StatsPane(Vertical):
     def action_next_scope(self) -> None:
         self._scope_to(SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)])
 
-    def rebuild(self) -> None:
+    def rebuild(self, keep_place: bool = False) -> None:
+        """The strip and the table again; `keep_place`: the same rows, with more columns, so
+        the cursor stays where it is."""
         tables = self.query(StatsTable)
         if not tables:  # the pane is closing (`t` again) while a message still reaches it
             return
         table = tables.first()
-        report = scope_report(self.trace, self.scope, self.kernels)
+        report = scope_report(self.trace, self.scope, self.kernels, roof=self.roof)
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))
         # What the table covers first: the three lines shown by default must say it.
@@ -225,7 +229,7 @@ class StatsPane(Vertical):
                 )
             )
         self.query_one("#strip", Static).update(lines)
-        table.show(report)
+        table.show(report, keep_place)
         self._say_if_empty()
 
     def _say_if_empty(self) -> None:

@@ -71,15 +71,17 @@ class StatsTable(DataTable[Text]):
             self.narrow, self.name_width = narrow, name_width
             self._fill()
 
-    def show(self, report: ScopeReport) -> None:
-        """New rows (a new scope or table kind); a new kind starts from its default sort."""
+    def show(self, report: ScopeReport, keep_place: bool = False) -> None:
+        """New rows (a new scope or table kind: to the top, unless `keep_place`); a new kind
+        starts from its default sort."""
         if report.table.name != self.table_name:
             self.table_name = report.table.name
             self.sort_key, self.sort_column = report.sort, -1
             self.descending = report.table.column(report.sort).numeric
         self.report = report
         self._fill()
-        self.action_first_row()
+        if not keep_place:
+            self.action_first_row()
 
     def set_filter(self, text: str) -> None:
         self.filter_text = text.casefold()

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .op_work import WorkTotals
 
 # Args Kineto writes on kernels, as shown in the table.
 GEOMETRY = {
@@ -31,6 +35,7 @@ class KernelStat:
     max_ns: int
     share: float  # of all GPU work time in the scope
     geometry: dict[str, str]
+    work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
 
     @property
     def avg_ns(self) -> float:
@@ -42,9 +47,7 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
     s = trace.slices
     rows = attribute(trace).work
     if scope is not None:
-        rows = (
-            rows[scope.rows(trace)[rows]] if scope.root < 0 else rows[_launched_under(trace, scope)]
-        )
+        rows = rows[work_in_scope(trace, scope)]
     if len(rows) == 0:
         return []
     names, dur = s.name[rows].astype(np.int64), s.dur[rows]
@@ -72,9 +75,13 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
     return out
 
 
-def _launched_under(trace: Trace, scope: Scope) -> np.ndarray:
+def work_in_scope(trace: Trace, scope: Scope) -> np.ndarray:
+    """Which GPU work (`attribute(trace).work`) a scope's kernel table counts: that starting in
+    its window, or, under a slice, that launched from its subtree."""
     att = attribute(trace)
     in_scope = scope.rows(trace)
+    if scope.root < 0:
+        return in_scope[att.work]
     return (att.op >= 0) & in_scope[np.maximum(att.op, 0)]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -12,6 +13,9 @@ from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .memory import OUTSIDE_OPS, op_memory
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .op_work import WorkTotals
 
 # The row for GPU work whose launch call is not in the trace.
 UNLAUNCHED = "(GPU work launched outside the trace)"
@@ -31,6 +35,7 @@ class OpStat:
     cpu_mem: int = 0
     self_cuda_mem: int = 0
     cuda_mem: int = 0
+    work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
 
     @property
     def cpu_avg_ns(self) -> float:

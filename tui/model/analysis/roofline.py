@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,10 @@ class Roofline:
     rows: list[ShapeRow]  # most GPU time first
     peaks: Peaks | None
     shapes_recorded: bool  # whether any op carries Input Dims (record_shapes=True)
+    # Each modelled call: its slice row and the index of its row in `rows` (for the op and
+    # kernel tables' columns, taken over any scope).
+    call_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    call_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
 
     def by_kind(self) -> list[KindTotal]:
         """GEMMs, attention, elementwise: their FLOPs, kernel time and rate, and how close to
@@ -130,32 +134,42 @@ class Roofline:
         peak = self.peaks.tflops(dtype) if self.peaks is not None and dtype else None
         return Utilisation(name, t1 - t0, flops, rate, rate / peak if rate and peak else None)
 
-    def percent_of_peak(self, row: ShapeRow) -> tuple[float, str] | None:
-        """(% of the bound, "compute" or "memory"): the bound is the lower of the dtype's peak
-        and HBM bandwidth times the op's intensity (on the memory side, the share is achieved
-        TB/s over HBM TB/s); None without peaks for it. An op of unknown dtype (a Triton
-        kernel) is judged on the memory side only where even the fastest listed dtype would
-        leave it there."""
-        if self.peaks is None or row.tflops is None or row.tbs is None:
+    def roof(self, work: Work) -> tuple[float, str] | None:
+        """(ns one call would take at its roof, "compute" or "memory"): the roof is the lower
+        of the dtype's peak and HBM bandwidth times the op's intensity; None without peaks for
+        it. An op of unknown dtype (a Triton kernel) is judged on the memory side only where
+        even the fastest listed dtype would leave it there."""
+        if self.peaks is None:
             return None
         hbm = self.peaks.hbm_tbs or None
-        memory = hbm * row.work.intensity if hbm else None
-        peak = self.peaks.tflops(DTYPE_CLASS.get(row.work.dtype, ""))
-        if peak is None and not row.work.dtype:
+        memory = hbm * work.intensity if hbm else None
+        peak = self.peaks.tflops(DTYPE_CLASS.get(work.dtype, ""))
+        if peak is None and not work.dtype:
             fastest = max((v for v in (self.peaks.bf16, self.peaks.fp16) if v), default=None)
             if memory is None or fastest is None or memory > fastest:
                 return None
+        # TFLOP/s and TB/s are 1e3 FLOPs and bytes per ns.
         if hbm is not None and memory is not None and (peak is None or memory < peak):
-            return 100.0 * row.tbs / hbm, "memory"
+            return work.bytes / hbm / 1e3, "memory"
         if peak is None:
             return None
-        return 100.0 * row.tflops / peak, "compute"
+        return work.flops / peak / 1e3, "compute"
+
+    def percent_of_peak(self, row: ShapeRow) -> tuple[float, str] | None:
+        """(% of the roof, "compute" or "memory"): the time the calls would take at their roof
+        over their kernels' time, which is achieved TFLOP/s over the dtype's peak on the
+        compute side and achieved TB/s over HBM TB/s on the memory side."""
+        roof = self.roof(row.work)
+        if roof is None or not row.gpu_ns:
+            return None
+        return 100.0 * roof[0] * row.calls / row.gpu_ns, roof[1]
 
 
 def roofline(trace: Trace, override: str | None = None) -> Roofline:
     """The by-shape rows of the whole trace, with the peaks of its first GPU."""
-    rows = _rows(trace)
-    return Roofline(rows, _peaks(trace, override), bool(rows) or _shapes_recorded(trace))
+    rows, call_rows, call_group = _rows(trace)
+    recorded = bool(rows) or _shapes_recorded(trace)
+    return Roofline(rows, _peaks(trace, override), recorded, call_rows, call_group)
 
 
 def _peaks(trace: Trace, override: str | None) -> Peaks | None:
@@ -203,9 +217,10 @@ def coverage(trace: Trace, r: Roofline) -> float | None:
     return sum(row.gpu_ns for row in r.rows) / total if total else None
 
 
-def _rows(trace: Trace) -> list[ShapeRow]:
+def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
+    """The by-shape rows, most GPU time first, and each call's slice row and row index."""
     _, cuda_total = cuda_totals(trace)
-    groups: dict[tuple[str, str, str], tuple[Work, list[int], list[int]]] = {}
+    groups: dict[tuple[str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
     picked = _candidates(trace)
     # In file order and a batch at a time: each chunk of the file is decoded about once, and
     # only a batch's args are held at a time.
@@ -218,15 +233,31 @@ def _rows(trace: Trace) -> list[ShapeRow]:
         if work is None or not isinstance(args, dict):
             continue
         key = (name, json.dumps(args.get("Input Dims")), json.dumps(args.get("Concrete Inputs")))
-        _, times, starts = groups.setdefault(key, (work, [], []))
+        _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))
         starts.append(int(trace.slices.start[row]))
-    rows = [
-        ShapeRow(name, dims, work, len(times), sum(times), min(times), max(times), tuple(starts), c)
-        for (name, dims, c), (work, times, starts) in groups.items()
-    ]
-    rows.sort(key=lambda r: (-r.gpu_ns, r.name, r.dims))
-    return rows
+        calls.append(row)
+    order = sorted(groups, key=lambda k: (-sum(groups[k][1]), k[0], k[1]))
+    rows = []
+    for name, dims, concrete in order:
+        work, times, starts, _ = groups[name, dims, concrete]
+        rows.append(
+            ShapeRow(
+                name,
+                dims,
+                work,
+                len(times),
+                sum(times),
+                min(times),
+                max(times),
+                tuple(starts),
+                concrete,
+            )
+        )
+    call_rows = [groups[k][3] for k in order]
+    group = np.repeat(np.arange(len(order), dtype=np.int64), [len(c) for c in call_rows])
+    flat = np.asarray([r for c in call_rows for r in c], np.int64)
+    return rows, flat, group
 
 
 def _with_shapes(trace: Trace, rows: np.ndarray) -> Iterator[tuple[int, Any]]:

@@ -4,20 +4,24 @@
 cannot drift apart. The op table's columns and names are those of torch's
 `key_averages().table()`: Name, Self CPU %, Self CPU, CPU total %, CPU total, CPU time avg, the
 CUDA columns (when the trace has GPU work), the memory columns (when it has allocator records)
-and # of Calls. A share column is the row's value over a total of the scope, as torch takes
-them: Self CPU % and CPU total % over the Self CPU time total, Self CUDA % over the Self CUDA
-time total, a kernel's GPU % over the GPU time of the kernel table; it sorts as its value column.
+and # of Calls; then, once the roofline is known (roofline.py; `summary` finds it, the pane
+in a thread), GFLOPs, TFLOP/s and % of roof of the modelled calls (op_work.py). A share
+column is the row's value over a total of the scope, as torch takes them: Self CPU % and CPU
+total % over the Self CPU time total, Self CUDA % over the Self CUDA time total, a kernel's
+GPU % over the GPU time of the kernel table; it sorts as its value column.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 from ..analysis.kernels import KernelStat, kernel_stats
+from ..analysis.op_work import WorkTotals, kernel_work, op_work
 from ..analysis.ops import OpStat, op_stats
+from ..analysis.roofline import Roofline
 from ..analysis.scope import Scope
 from ..analysis.summary import Summary, summarize
 from ..timescale import format_bytes, format_duration
@@ -47,8 +51,9 @@ class Column:
         json_key: where the value goes in JSON ("a.b" nests); None to leave it out.
         json_value: what JSON gets, when not `value` (a share as a fraction, say).
         share_of: for a share column, the Totals field it is a share of.
-        needs: "gpu" or "memory" when shown only for traces that have GPU work or allocator
-            records.
+        needs: "gpu", "memory" or "work" when shown only for traces that have GPU work,
+            allocator records, or ops the performance model knows (with a roofline); "json"
+            for a value written to JSON only.
     """
 
     key: str
@@ -74,11 +79,13 @@ class Table:
     def sort_keys(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(c.key for c in self.columns))
 
-    def shown(self, trace: Trace) -> list[Column]:
-        """The columns this trace has data for."""
+    def shown(self, trace: Trace, work: bool = False) -> list[Column]:
+        """The columns this trace has data for (`work`: its rows carry the roofline's)."""
         has = {
             "gpu": any(lane.kind == "gpu" for lane in trace.lanes),
             "memory": len(trace.memory) > 0,
+            "work": work,
+            "json": False,
         }
         return [c for c in self.columns if c.needs is None or has[c.needs]]
 
@@ -113,6 +120,83 @@ def _plain(get: Callable[[Row], Any]) -> Callable[[Row, Totals], str]:
 
 def _count(get: Callable[[Row], int]) -> Callable[[Row, Totals], str]:
     return lambda r, _: f"{get(r):,}"
+
+
+def _work_columns() -> tuple[Column, ...]:
+    """GFLOPs, TFLOP/s and % of roof of a row's modelled calls (op_work.py); rows without
+    any sort last and show "-"."""
+
+    def number(get: Callable[[WorkTotals], float | None]) -> Callable[[Row], float]:
+        def value(r: Row) -> float:
+            got = get(r.work) if r.work is not None else None
+            return -1.0 if got is None else got
+
+        return value
+
+    def gflops(w: WorkTotals) -> float:
+        return w.flops / 1e9
+
+    def roof(w: WorkTotals) -> float | None:
+        return w.percent_of_roof
+
+    def tflops(w: WorkTotals) -> float | None:
+        return w.tflops
+
+    def text(
+        get: Callable[[Row], float], shown: Callable[[Row, float], str]
+    ) -> Callable[[Row, Totals], str]:
+        return lambda r, _: "-" if get(r) < 0 else shown(r, get(r))
+
+    def roof_text(r: Row, value: float) -> str:
+        return f"{value:.1f}% {r.work.bound}"
+
+    def maybe(get: Callable[[WorkTotals], Any]) -> Callable[[Row], Any]:
+        return lambda r: get(r.work) if r.work is not None else None
+
+    g, t, p = number(gflops), number(tflops), number(roof)
+    return (
+        Column(
+            "gflops",
+            "GFLOPs",
+            g,
+            text(g, lambda _, v: _figure(v)),
+            "flops",
+            needs="work",
+            json_value=maybe(lambda w: w.flops),
+        ),
+        Column(
+            "tflops",
+            "TFLOP/s",
+            t,
+            text(t, lambda _, v: f"{v:.2f}"),
+            "tflops",
+            needs="work",
+            json_value=maybe(tflops),
+        ),
+        Column(
+            "roof",
+            "% of roof",
+            p,
+            text(p, roof_text),
+            "percent_of_roof",
+            needs="work",
+            json_value=maybe(roof),
+        ),
+        Column(
+            "roof",
+            "Bound",
+            p,
+            lambda r, _: r.work.bound or "" if r.work else "",
+            "bound",
+            needs="json",
+            json_value=maybe(lambda w: w.bound),
+        ),
+    )
+
+
+def _figure(value: float) -> str:
+    """Three significant figures, without exponents up to millions."""
+    return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
 def _ops() -> Table:
@@ -186,6 +270,7 @@ def _ops() -> Table:
             )
         ),
         Column("calls", "# of Calls", lambda r: r.calls, _count(lambda r: r.calls), "calls"),
+        *_work_columns(),
     )
     return Table("ops", columns, "cpu_total")
 
@@ -233,6 +318,8 @@ def _kernels() -> Table:
             Column(key, header, geometry_size(label), _plain(geometry(label)), f"geometry.{label}")
             for key, header, label in _GEOMETRY
         ),
+        # Last, so the columns before keep their places when the roofline arrives.
+        *_work_columns(),
     )
     return Table("kernels", columns, "total")
 
@@ -296,33 +383,47 @@ REPORTS_KEPT = 16  # scope reports kept per trace, least recently used dropped f
 
 
 def scope_report(
-    trace: Trace, scope: Scope | None = None, kernels: bool = False, sort: str | None = None
+    trace: Trace,
+    scope: Scope | None = None,
+    kernels: bool = False,
+    sort: str | None = None,
+    roof: Roofline | None = None,
 ) -> ScopeReport:
-    """The summary strip, the table's rows and the totals for a scope (default: the trace).
+    """The summary strip, the table's rows and the totals for a scope (default: the trace);
+    with `roof`, the rows carry the FLOPs and roof of their modelled calls.
 
     The summary covers the scope's window, or the profiled steps for a scope without one. The
     last REPORTS_KEPT are kept: the pane asks again at every `x` and `v`.
     """
     scope = scope or Scope()
     kept = cast(OrderedDict[Any, ScopeReport], trace.derive("scope_reports", OrderedDict))
-    key = (scope, kernels, sort)
+    if roof is not None and not roof.rows:
+        roof = None
+    # One trace's roofline is fixed by its peaks.
+    key = (scope, kernels, sort, roof is not None, roof.peaks if roof is not None else None)
     found = kept.get(key)
     if found is not None:
         kept.move_to_end(key)
         return found
-    kept[key] = report = _scope_report(trace, scope, kernels, sort)
+    kept[key] = report = _scope_report(trace, scope, kernels, sort, roof)
     while len(kept) > REPORTS_KEPT:
         kept.popitem(last=False)
     return report
 
 
-def _scope_report(trace: Trace, scope: Scope, kernels: bool, sort: str | None) -> ScopeReport:
+def _scope_report(
+    trace: Trace, scope: Scope, kernels: bool, sort: str | None, roof: Roofline | None
+) -> ScopeReport:
     table = table_for(kernels)
     ops = op_stats(trace, scope)
     rows: list[Row] = list(kernel_stats(trace, scope)) if kernels else ops
     gpu = sum(k.total_ns for k in rows) if kernels else 0
     totals = Totals(sum(o.self_cpu_ns for o in ops), sum(o.self_cuda_ns for o in ops), gpu)
+    if roof is not None:
+        work = (kernel_work if kernels else op_work)(trace, roof, scope)
+        rows = [replace(r, work=work.get(r.name)) for r in rows]
     key = sort or table.default_sort
+    shown = table.shown(trace, work=roof is not None)
     return ScopeReport(
-        summarize(trace, scope=scope), table, table.shown(trace), table.sort(rows, key), totals, key
+        summarize(trace, scope=scope), table, shown, table.sort(rows, key), totals, key
     )

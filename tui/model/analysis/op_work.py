@@ -1,0 +1,144 @@
+"""The roofline's numbers per row of the op and kernel tables, over any scope: the FLOPs and
+bytes of the modelled calls (roofline.py), the GPU time of their kernels, and the time they would
+take at their roofs, so a row's TFLOP/s and % of roof are those of its calls taken together.
+
+An op row counts the modelled calls of that name. A kernel row counts only the kernels that
+were the one piece of GPU work of a modelled call: a call that ran two kernels (a GEMM and its
+split-K reduction, a backward pass of three) has FLOPs that cannot be split between them
+without guessing, so those kernels get none, and the op row still has them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..trace import Trace
+from .attribution import attribute, cuda_totals, op_tree
+from .kernels import work_in_scope
+from .roofline import Roofline
+from .scope import Scope
+
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class WorkTotals:
+    """The modelled calls of one table row."""
+
+    flops: int
+    bytes: int
+    gpu_ns: int  # their kernels' time
+    roof_ns: float  # the time they would take at their roofs (those with a known roof)
+    judged_ns: int  # the kernel time of the calls with a known roof
+    compute_ns: int  # of judged_ns, that of calls on the compute side of the roofline
+
+    @property
+    def tflops(self) -> float | None:
+        return self.flops / self.gpu_ns / 1e3 if self.gpu_ns else None
+
+    @property
+    def percent_of_roof(self) -> float | None:
+        return 100.0 * self.roof_ns / self.judged_ns if self.judged_ns else None
+
+    @property
+    def bound(self) -> str | None:
+        """The side of the roofline most of the judged time sits on."""
+        if not self.judged_ns:
+            return None
+        return "compute" if 2 * self.compute_ns >= self.judged_ns else "memory"
+
+
+@dataclass(frozen=True)
+class _Calls:
+    """Per modelled call (roofline order)."""
+
+    flops: F64
+    bytes: F64
+    roof_ns: F64  # NaN: no roof known
+    compute: npt.NDArray[np.bool_]
+
+
+def _calls(r: Roofline) -> _Calls:
+    groups = r.call_group
+    flops = np.asarray([row.work.flops for row in r.rows], np.float64)
+    nbytes = np.asarray([row.work.bytes for row in r.rows], np.float64)
+    roofs = [r.roof(row.work) for row in r.rows]
+    roof_ns = np.asarray([x[0] if x else np.nan for x in roofs], np.float64)
+    compute = np.asarray([x is not None and x[1] == "compute" for x in roofs], np.bool_)
+    return _Calls(flops[groups], nbytes[groups], roof_ns[groups], compute[groups])
+
+
+def op_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[str, WorkTotals]:
+    """Op name -> its modelled calls that start in the scope."""
+    calls = _calls(r)
+    rows = r.call_rows
+    keep = scope.rows(trace)[rows] if scope is not None else np.ones(len(rows), bool)
+    gpu = cuda_totals(trace)[1][rows].astype(np.float64)
+    return _totals(trace.slices.name[rows][keep], calls, gpu, keep, trace.names)
+
+
+def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[str, WorkTotals]:
+    """Kernel name -> the kernels in the scope that were a modelled call's only GPU work."""
+    att = attribute(trace)
+    call = _call_of_work(trace, r)
+    counts = np.bincount(call[call >= 0], minlength=len(r.call_rows))
+    sole = (call >= 0) & (counts[np.maximum(call, 0)] == 1)
+    if scope is not None:
+        sole &= work_in_scope(trace, scope)
+    picked = call[sole]
+    calls = _calls(r)
+    gpu = np.zeros(len(r.call_rows), np.float64)
+    gpu[picked] = trace.slices.dur[att.work[sole]]
+    keep = np.zeros(len(r.call_rows), bool)
+    keep[picked] = True
+    names = np.full(len(r.call_rows), -1, np.int64)
+    names[picked] = trace.slices.name[att.work[sole]]
+    return _totals(names[keep], calls, gpu, keep, trace.names)
+
+
+def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
+    """For each piece of GPU work, the modelled call it ran for (an index into the roofline's
+    calls; -1: none): the first modelled op met walking up from its launching op."""
+    att = attribute(trace)
+    up = op_tree(trace).up
+    index = np.full(len(trace.slices), -1, np.int64)
+    index[r.call_rows] = np.arange(len(r.call_rows))
+    found = np.full(len(att.work), -1, np.int64)
+    at = att.op.copy()
+    live = np.flatnonzero(at >= 0)
+    while len(live):
+        hit = index[at[live]]
+        found[live] = hit
+        live = live[hit < 0]
+        at[live] = up[at[live]]
+        live = live[at[live] >= 0]
+    return found
+
+
+def _totals(
+    names: npt.NDArray[np.int64],
+    calls: _Calls,
+    gpu: F64,
+    keep: npt.NDArray[np.bool_],
+    all_names: list[str],
+) -> dict[str, WorkTotals]:
+    flops, nbytes, gpu = calls.flops[keep], calls.bytes[keep], gpu[keep]
+    roof, compute = calls.roof_ns[keep], calls.compute[keep]
+    judged = ~np.isnan(roof)
+    ids, group = np.unique(names, return_inverse=True)
+
+    def total(values: F64) -> F64:
+        return np.bincount(group, weights=values, minlength=len(ids)).astype(np.float64)
+
+    f, b, g = total(flops), total(nbytes), total(gpu)
+    rn, jn = total(np.where(judged, roof, 0.0)), total(np.where(judged, gpu, 0.0))
+    cn = total(np.where(judged & compute, gpu, 0.0))
+    return {
+        all_names[int(name)]: WorkTotals(
+            round(f[i]), round(b[i]), round(g[i]), float(rn[i]), round(jn[i]), round(cn[i])
+        )
+        for i, name in enumerate(ids.tolist())
+    }
