@@ -19,45 +19,21 @@ Formulas (as TraceLens counts them, so the two can be compared):
   gradient asked for; bytes input, weight and output (no bias, as TraceLens).
 - Triton kernels (`triton_*` launcher events): the `kernel_flop` and `kernel_num_gb` Inductor
   wrote, when it did; their dtype is not written, so only the HBM roof applies.
+- Library GEMMs in `linear`'s layout (vLLM's `rocm_unquantized_gemm`, AITER's `gemm_a16w16`):
+  x [M,K], weight [N,K], bias [N]: 2MNK (+MN with a bias); bytes: all of them and the output.
 - Binary elementwise (`add`, `sub`, `mul`, `div` and their in-place forms): one FLOP per output
   element; bytes: the inputs and the output (the broadcast shape), a 0-dim other operand at
   its own type (`double`: 8 bytes; a bare `Scalar`: 4), `alpha` not at all, as TraceLens.
+- Unary elementwise ops, RMSNorm and reductions: memory_ops.py.
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
 from typing import Any
 
-# Bytes per element of the dtypes torch writes in `Input type`.
-DTYPE_BYTES = {
-    "float": 4,
-    "double": 8,
-    "c10::Half": 2,
-    "c10::BFloat16": 2,
-    "c10::Float8_e4m3fn": 1,
-    "c10::Float8_e5m2": 1,
-    "c10::Float8_e4m3fnuz": 1,
-    "c10::Float8_e5m2fnuz": 1,
-    "int": 4,
-    "long int": 8,
-    "bool": 1,
-    "unsigned char": 1,
-    "signed char": 1,
-    "short int": 2,
-}
-# The peak-table column a dtype computes at.
-DTYPE_CLASS = {
-    "float": "fp32",
-    "c10::Half": "fp16",
-    "c10::BFloat16": "bf16",
-    "c10::Float8_e4m3fn": "fp8",
-    "c10::Float8_e5m2": "fp8",
-    "c10::Float8_e4m3fnuz": "fp8",
-    "c10::Float8_e5m2fnuz": "fp8",
-}
-GEMM, ATTENTION, ELEMENTWISE, CONV = "GEMM", "attention", "elementwise", "convolution"
+from . import memory_ops
+from .work import ATTENTION, CONV, DTYPE_BYTES, ELEMENTWISE, GEMM, Work, count, size
+
 TRITON = "Triton"
 # Inductor's kernels: their launcher events carry `kernel_flop` / `kernel_num_gb` when
 # Inductor was asked to count (`config.benchmark_kernel` / `profile_bandwidth`).
@@ -81,25 +57,14 @@ _ATTENTION_BACKWARD = {
     "aten::_efficient_attention_backward",
 }
 _CONV = {"aten::convolution", "aten::convolution_backward"}
-MODELLED = _GEMMS | _ATTENTION | _ATTENTION_BACKWARD | _BINARY | _CONV | {"aten::_scaled_mm"}
+# Library GEMMs taking (x [.., K], weight [N, K], bias [N] or nothing), as `linear` does.
+_LINEAR = {"vllm::rocm_unquantized_gemm", "aiter::gemm_a16w16"}
+MODELLED = (
+    _GEMMS | _ATTENTION | _ATTENTION_BACKWARD | _BINARY | _CONV | _LINEAR | {"aten::_scaled_mm"}
+) | memory_ops.MODELLED
 # Backward attention: QK^T again, dP = dO V^T, dS K, dS^T Q and P^T dO: 2.5 times the
 # forward's matmul work (the FlashAttention-2 paper's count).
 BACKWARD_ATTENTION_FACTOR = 2.5
-
-
-@dataclass(frozen=True)
-class Work:
-    """What one call of an op computes and moves."""
-
-    kind: str  # GEMM, attention, elementwise
-    flops: int
-    bytes: int
-    dtype: str  # as torch writes it: "c10::BFloat16"
-
-    @property
-    def intensity(self) -> float:
-        """FLOPs per byte moved."""
-        return self.flops / self.bytes if self.bytes else math.inf
 
 
 def work_of(name: str, args: Any) -> Work | None:
@@ -125,6 +90,10 @@ def work_of(name: str, args: Any) -> Work | None:
             return _convolution(name, dims, types, concrete)
         if name in _BINARY:
             return _binary(dims, types)
+        if name in _LINEAR:
+            return _linear(dims, types)
+        if name in memory_ops.MODELLED:
+            return memory_ops.work_of(name, dims, types, concrete)
     except (TypeError, ValueError, IndexError):
         return None  # shapes not as the op writes them
     return None
@@ -139,17 +108,6 @@ def _triton(args: dict[str, Any]) -> Work | None:
         return None
     moved = int(float(gb) * 1e9) if gb is not None else 0
     return Work(TRITON, int(flops) if flops is not None else 0, moved, "")
-
-
-def _size(dtype: str) -> int:
-    size = DTYPE_BYTES.get(dtype)
-    if size is None:
-        raise ValueError(dtype)
-    return size
-
-
-def _count(shape: list[int]) -> int:
-    return math.prod(int(d) for d in shape)
 
 
 def _gemm(name: str, dims: list[Any], types: list[str]) -> Work | None:
@@ -168,8 +126,20 @@ def _gemm(name: str, dims: list[Any], types: list[str]) -> Work | None:
             return None
     out = batch * m * n
     flops = 2 * out * k + (out if with_bias else 0)
-    elements = batch * (m * k + k * n) + out + (_count(bias) if bias else 0)
-    return Work(GEMM, flops, elements * _size(dtype), dtype)
+    elements = batch * (m * k + k * n) + out + (count(bias) if bias else 0)
+    return Work(GEMM, flops, elements * size(dtype), dtype)
+
+
+def _linear(dims: list[Any], types: list[str]) -> Work | None:
+    """x [.., K] times weight [N, K] transposed, plus a bias [N] where one is passed: 2MNK
+    (+MN); bytes: x, the weight, the bias and the output [M, N]."""
+    x, w = dims[0], dims[1]
+    bias = dims[2] if len(dims) > 2 and isinstance(dims[2], list) and dims[2] else None
+    if len(w) != 2 or not x or x[-1] != w[1] or (bias is not None and bias != [w[0]]):
+        return None
+    m, n, k = count(x[:-1]), w[0], w[1]
+    elements = m * k + n * k + m * n + (n if bias else 0)
+    return Work(GEMM, 2 * m * n * k + (m * n if bias else 0), elements * size(types[0]), types[0])
 
 
 def _attention(
@@ -188,8 +158,8 @@ def _attention(
     flops = 2 * batch * heads * n * n_kv * (d + d_v)
     if causal:
         flops //= 2
-    elements = _count(q) + _count(k) + _count(v) + batch * heads * n * d_v
-    return Work(ATTENTION, flops, elements * _size(types[0]), types[0])
+    elements = count(q) + count(k) + count(v) + batch * heads * n * d_v
+    return Work(ATTENTION, flops, elements * size(types[0]), types[0])
 
 
 def _scaled_mm(dims: list[Any], types: list[str]) -> Work | None:
@@ -198,7 +168,7 @@ def _scaled_mm(dims: list[Any], types: list[str]) -> Work | None:
     (m, k), (k_b, n) = dims[0], dims[1]
     if k != k_b:
         return None
-    elements = m * k * _size(types[0]) + k * n * _size(types[1]) + m * n * 2
+    elements = m * k * size(types[0]) + k * n * size(types[1]) + m * n * 2
     return Work(GEMM, 2 * m * n * k, elements, types[0])
 
 
@@ -212,9 +182,9 @@ def _attention_backward(name: str, dims: list[Any], types: list[str], concrete: 
     )  # fmt: skip
     if forward is None or len(grad) != 4:
         return None
-    elements = 2 * (_count(q) + _count(k) + _count(v)) + 2 * _count(grad)
+    elements = 2 * (count(q) + count(k) + count(v)) + 2 * count(grad)
     flops = int(forward.flops * BACKWARD_ATTENTION_FACTOR)
-    return Work(ATTENTION, flops, elements * _size(types[1]), types[1])
+    return Work(ATTENTION, flops, elements * size(types[1]), types[1])
 
 
 def _convolution(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
@@ -239,8 +209,8 @@ def _convolution(name: str, dims: list[Any], types: list[str], concrete: Any) ->
         (x[2 + i] + 2 * padding[i] - dilation[i] * (w[2 + i] - 1) - 1) // stride[i] + 1
         for i in range(spatial)
     ]
-    flops = 2 * _count(out) * (x[1] // groups) * _count(w[2:])
-    moved = (_count(x) + _count(w) + _count(out)) * _size(types[1 if backward else 0])
+    flops = 2 * count(out) * (x[1] // groups) * count(w[2:])
+    moved = (count(x) + count(w) + count(out)) * size(types[1 if backward else 0])
     if backward:
         mask = _bools(concrete[at + 6]) if len(concrete) > at + 6 else [True, True]
         times = sum(mask[:2]) or 0
@@ -284,13 +254,13 @@ def _causal(name: str, concrete: Any) -> bool:
 def _binary(dims: list[Any], types: list[str]) -> Work | None:
     if len(dims) < 2 or not dims[0]:
         return None
-    size = _size(types[0])
+    each = size(types[0])
     if not dims[1]:  # a 0-dim other operand: read at its own type (a bare Scalar: 4 bytes)
         other = DTYPE_BYTES.get(types[1], 4)
-        return Work(ELEMENTWISE, _count(dims[0]), 2 * _count(dims[0]) * size + other, types[0])
+        return Work(ELEMENTWISE, count(dims[0]), 2 * count(dims[0]) * each + other, types[0])
     out = _broadcast(dims[0], dims[1])
-    elements = _count(dims[0]) + _count(dims[1]) + _count(out)
-    return Work(ELEMENTWISE, _count(out), elements * size, types[0])
+    elements = count(dims[0]) + count(dims[1]) + count(out)
+    return Work(ELEMENTWISE, count(out), elements * each, types[0])
 
 
 def _broadcast(a: list[int], b: list[int]) -> list[int]:

@@ -16,7 +16,8 @@ import numpy as np
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
-from .perf_model import DTYPE_CLASS, MODELLED, TRITON_PREFIX, Work, work_of
+from .perf_model import MODELLED, TRITON_PREFIX, work_of
+from .work import DTYPE_CLASS, Work
 
 SHAPES_BATCH = 32768  # events whose shape args are read at a time
 
@@ -34,6 +35,7 @@ class ShapeRow:
     max_ns: int
     starts: tuple[int, ...] = ()  # when each call began (ns), for per-step totals
     concrete: str = "[]"  # Concrete Inputs as written (scalars, flags: part of the shape key)
+    types: str = "[]"  # Input type as written (a copy to bf16 and one to fp32 are two rows)
 
     @property
     def flops(self) -> int:
@@ -220,7 +222,7 @@ def coverage(trace: Trace, r: Roofline) -> float | None:
 def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
     """The by-shape rows, most GPU time first, and each call's slice row and row index."""
     _, cuda_total = cuda_totals(trace)
-    groups: dict[tuple[str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
+    groups: dict[tuple[str, str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
     picked = _candidates(trace)
     # In file order and a batch at a time: each chunk of the file is decoded about once, and
     # only a batch's args are held at a time.
@@ -232,28 +234,23 @@ def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
         work = work_of(name, args)
         if work is None or not isinstance(args, dict):
             continue
-        key = (name, json.dumps(args.get("Input Dims")), json.dumps(args.get("Concrete Inputs")))
+        key = (
+            name,
+            json.dumps(args.get("Input Dims")),
+            json.dumps(args.get("Concrete Inputs")),
+            json.dumps(args.get("Input type")),
+        )
         _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))
         starts.append(int(trace.slices.start[row]))
         calls.append(row)
-    order = sorted(groups, key=lambda k: (-sum(groups[k][1]), k[0], k[1]))
+    order = sorted(groups, key=lambda k: (-sum(groups[k][1]), k[0], k[1], k[3]))
     rows = []
-    for name, dims, concrete in order:
-        work, times, starts, _ = groups[name, dims, concrete]
-        rows.append(
-            ShapeRow(
-                name,
-                dims,
-                work,
-                len(times),
-                sum(times),
-                min(times),
-                max(times),
-                tuple(starts),
-                concrete,
-            )
-        )
+    for key in order:
+        work, times, starts, _ = groups[key]
+        name, dims, concrete, types = key
+        at = (len(times), sum(times), min(times), max(times), tuple(starts))
+        rows.append(ShapeRow(name, dims, work, *at, concrete=concrete, types=types))
     call_rows = [groups[k][3] for k in order]
     group = np.repeat(np.arange(len(order), dtype=np.int64), [len(c) for c in call_rows])
     flat = np.asarray([r for c in call_rows for r in c], np.int64)

@@ -1,0 +1,107 @@
+"""The performance model's ops that move more than they compute: unary elementwise ops,
+RMSNorm, and reductions. Their bytes matter (they sit on the memory side of any roofline);
+their FLOPs are counted as TraceLens counts them, so the two compare.
+
+- Unary elementwise (`copy_`, `clamp_min`, `sigmoid`, `silu`, `pow` with a scalar exponent,
+  `relu`, `gelu`...): one FLOP per element; bytes: the input and the output once each, each at
+  its own dtype (`copy_(self, src)` converts from src's type to self's).
+- RMSNorm (AITER's `rms_norm`, `rmsnorm`, `add_rmsnorm`, `rmsnorm2d_fwd_with_add_ck`, torch's
+  `_fused_rms_norm`), rows M of N channels: 4MN + 2M FLOPs (square, sum, mean and rsqrt per row,
+  normalise, scale), MN more for the fused residual add; bytes: every [.., N] tensor it reads
+  or writes (the output too, when it returns it) and the [N] weight.
+- Reductions (`sum`, `mean`, `amax`, `amin`) over `dim` (all dims when empty or absent): one
+  FLOP per input element; bytes: the input and the output. TraceLens writes the output as one
+  element whatever `dim` is; here it has the shape `dim` leaves, so a reduction over one axis
+  of several moves more bytes here than in TraceLens's sheet (the FLOPs agree).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .work import ELEMENTWISE, NORM, REDUCTION, Work, count, size
+
+UNARY = {
+    f"aten::{op}{suffix}"
+    for op in (
+        "copy", "clamp_min", "clamp_max", "sigmoid", "rsqrt", "silu", "neg", "pow", "relu",
+        "gelu", "tanh", "exp", "sqrt", "abs", "hardtanh",
+    )
+    for suffix in ("", "_")
+}  # fmt: skip
+# RMSNorm ops: whether they return the output (it is not among their inputs).
+RMS_NORM = {
+    "aiter::rms_norm": True,
+    "aiter::rmsnorm": False,
+    "aiter::add_rmsnorm": False,
+    "aiter::rmsnorm2d_fwd_with_add_ck": False,
+    "aten::_fused_rms_norm": True,
+}
+REDUCE = {"aten::sum", "aten::mean", "aten::amax", "aten::amin"}
+MODELLED = UNARY | set(RMS_NORM) | REDUCE
+
+
+def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
+    if name in UNARY:
+        return _unary(name, dims, types)
+    if name in RMS_NORM:
+        return _rms_norm(name, dims, types)
+    if name in REDUCE:
+        return _reduce(dims, types, concrete)
+    return None
+
+
+def _unary(name: str, dims: list[Any], types: list[str]) -> Work | None:
+    if not dims or not isinstance(dims[0], list):
+        return None
+    elements = count(dims[0])
+    copies = name in ("aten::copy", "aten::copy_")
+    if copies and (len(dims) < 2 or count(dims[1]) != elements):
+        return None
+    if not copies and any(d for d in dims[1:]):  # another tensor operand: not unary
+        return None
+    out = size(types[1]) if copies else size(types[0])
+    return Work(ELEMENTWISE, elements, elements * (size(types[0]) + out), types[0])
+
+
+def _rms_norm(name: str, dims: list[Any], types: list[str]) -> Work | None:
+    tensors = [(d, t) for d, t in zip(dims, types, strict=True) if isinstance(d, list) and d]
+    rows = [(d, t) for d, t in tensors if len(d) > 1]
+    weight = [d for d, _ in tensors if len(d) == 1]
+    if not rows or len(weight) != 1:
+        return None
+    shape, dtype = rows[0]
+    channels = shape[-1]
+    if weight[0] != [channels] or any(d != shape for d, _ in rows):
+        return None
+    m = count(shape[:-1])
+    full = len(rows) + RMS_NORM[name]
+    fused_add = full >= 4  # input and residual in, output and residual out
+    flops = 4 * m * channels + 2 * m + (m * channels if fused_add else 0)
+    moved = (full * m * channels + channels) * size(dtype)
+    return Work(NORM, flops, moved, dtype)
+
+
+def _reduce(dims: list[Any], types: list[str], concrete: Any) -> Work | None:
+    shape = dims[0]
+    if not isinstance(shape, list):
+        return None
+    axes = _axes(concrete[1] if isinstance(concrete, list) and len(concrete) > 1 else "")
+    if axes is None:
+        return None
+    rank = len(shape)
+    gone = {a % rank for a in axes} if rank else set()
+    kept = [n for i, n in enumerate(shape) if axes and i not in gone]
+    elements = count(shape)
+    moved = (elements + count(kept)) * size(types[0])
+    return Work(REDUCTION, elements, moved, types[0])
+
+
+def _axes(text: str) -> list[int] | None:
+    """`dim` as Concrete Inputs writes it ("[-1, -2]", "1", "" or "[]" for all); None where
+    it is something else (a dtype, say)."""
+    text = str(text).strip("[]() ")
+    try:
+        return [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        return None
