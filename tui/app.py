@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input
 
 from tui.model.analysis.diff import TraceDiff, aligned_window, diff
 from tui.model.analysis.gaps import idle_gaps
+from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import op_rows
 from tui.model.analysis.rank_compare import RankReport, compare
 from tui.model.analysis.rank_stats import RankStats
@@ -62,6 +63,7 @@ class TraceApp(App[None]):
         Binding("t", "toggle_stats", "Stats"),
         # The pane's own keys, also while the timeline has the focus (the pane declares them).
         Binding("x", "pane('toggle_kernels')", show=False),
+        Binding("S", "pane('toggle_shapes')", show=False),
         Binding("v", "pane('next_scope')", show=False),
         Binding("escape", "close_search", "Close search", show=False),
         # A rank set's keys (the footer shows them only then: see check_action).
@@ -469,6 +471,9 @@ class TraceApp(App[None]):
             return
         timeline = self.query_one(Timeline)
         rows = op_rows(self.trace, message.name)
+        if message.shapes:  # a row of the by-shape table
+            shapes = op_shapes(self.trace)
+            rows = rows[shapes.shape[rows] == shapes.texts.index(message.shapes)]
         # The slices the row counts: those of its scope (a kernel's subtree: all of them).
         scope = message.scope
         if not (message.kernels and scope.root >= 0):
@@ -479,7 +484,7 @@ class TraceApp(App[None]):
             timeline.show_longest(rows)
 
     def action_help(self) -> None:
-        forwarded = {"pane('toggle_kernels')", "pane('next_scope')"}
+        forwarded = {"pane('toggle_kernels')", "pane('toggle_shapes')", "pane('next_scope')"}
         rank_keys = {"back_to_ranks", "other_rank(-1)", "other_rank(1)"}
         pair_keys = {"other_trace", "toggle_diff"}
 

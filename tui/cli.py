@@ -41,7 +41,7 @@ from tui.model.present.report import as_json, as_text
 from tui.model.present.roofline_report import as_json as roofline_json
 from tui.model.present.roofline_report import as_text as roofline_text
 from tui.model.present.roofline_report import headline_json, summary_roofline
-from tui.model.present.tables import KERNELS, OPS, scope_report
+from tui.model.present.tables import KERNELS, OPS, SHAPES, scope_report, table_for
 from tui.model.text import printable
 from tui.model.trace import Trace
 
@@ -151,12 +151,21 @@ def _summary_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     parser.add_argument(
         "--sort",
-        help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}); "
-        f"kernels: {', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
+        help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}), with --by-shape "
+        f"also {', '.join(k for k in SHAPES.sort_keys if k not in OPS.sort_keys)}; kernels: "
+        f"{', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
     )
-    parser.add_argument("--top", type=int, default=20, help="rows of the table (default 20)")
+    parser.add_argument(
+        "--top", type=int, default=20, help="rows of the table (default 20; 0: all)"
+    )
     parser.add_argument("--step", type=_step_number, help="only ProfilerStep#N (N, or its name)")
     parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
+    parser.add_argument(
+        "--by-shape",
+        action="store_true",
+        help="the op table by name and input shapes, as key_averages(group_by_input_shape=True), "
+        "with each call's least and most time",
+    )
     parser.add_argument(
         "--roofline",
         action="store_true",
@@ -259,7 +268,9 @@ def _summary(args: list[str]) -> int:
         opts = _summary_parser().parse_args(args)
     except SystemExit as e:
         return int(e.code or 0)
-    table = KERNELS if opts.kernels else OPS
+    if opts.kernels and opts.by_shape:
+        return _fail("--by-shape groups the op table: not with --kernels", 2)
+    table = table_for(opts.kernels, opts.by_shape)
     sort = opts.sort or table.default_sort
     if sort not in table.sort_keys:
         return _fail(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
@@ -287,8 +298,8 @@ def _summary(args: list[str]) -> int:
         line, roof = summary_roofline(trace, opts.peaks)
     except ValueError as e:
         return _fail(f"--peaks: {e}", 2)
-    result = scope_report(trace, scope, opts.kernels, sort, roof)
-    rows = result.rows[: opts.top]
+    result = scope_report(trace, scope, opts.kernels, sort, roof, opts.by_shape)
+    rows = result.rows[: opts.top] if opts.top else result.rows
     if opts.step is not None:  # the line is the whole trace's (a step's: --roofline's JSON)
         line, roof = None, None
     if opts.format == "json":

@@ -55,7 +55,8 @@ def cycles(tmp_path_factory):
     def ready(prof):
         path = out / f"cycle{len(done)}.pt.trace.json"
         prof.export_chrome_trace(str(path))
-        done.append((path, {e.key: e for e in prof.key_averages()}))
+        by_shape = {(e.key, str(e.input_shapes)): e for e in prof.key_averages(True)}
+        done.append((path, {e.key: e for e in prof.key_averages()}, by_shape))
 
     x = torch.randn(64, 64)
     config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True)
@@ -82,7 +83,7 @@ def cycles(tmp_path_factory):
 def test_every_row_matches_key_averages(cycles, cycle):
     """Calls and memory exactly; Self CPU and CPU total within 1 ns per call (the trace keeps
     nanoseconds, torch sums the same intervals)."""
-    path, theirs = cycles[cycle]
+    path, theirs, _ = cycles[cycle]
     trace = load_trace(path)
     ours = {op.name: op for op in op_stats(trace)}
     assert set(ours) == set(theirs)
@@ -99,3 +100,20 @@ def test_every_row_matches_key_averages(cycles, cycle):
     assert len({lane.tid for lane in trace.lanes if lane.kind == "cpu"}) >= 2
     total = sum(o.self_cpu_ns for o in ours.values()) / 1e3
     assert math.isclose(total, sum(e.self_cpu_time_total for e in theirs.values()), rel_tol=1e-6)
+
+
+@pytest.mark.parametrize("cycle", [0, 1])
+def test_the_by_shape_table_matches_key_averages_grouped_by_input_shape(cycles, cycle):
+    """key_averages(group_by_input_shape=True): the same rows (name and input shapes), calls,
+    Self CPU and CPU total; each row's least and most call bound its average."""
+    path, _, theirs = cycles[cycle]
+    ours = {(op.name, op.shapes): op for op in op_stats(load_trace(path), by_shape=True)}
+    assert set(ours) == set(theirs)
+    assert len({name for name, _ in ours}) < len(ours)  # some op ran with two shapes
+    for key, e in theirs.items():
+        mine = ours[key]
+        tolerance_us = 0.001 * e.count + 1e-6
+        assert mine.calls == e.count, key
+        assert math.isclose(mine.self_cpu_ns / 1e3, e.self_cpu_time_total, abs_tol=tolerance_us)
+        assert math.isclose(mine.cpu_total_ns / 1e3, e.cpu_time_total, abs_tol=tolerance_us)
+        assert mine.cpu_min_ns <= mine.cpu_avg_ns <= mine.cpu_max_ns, key

@@ -382,3 +382,31 @@ async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
         await pilot.press("v")  # another scope: the line is the trace's, not shown there
         await pilot.pause()
         assert "Roofline" not in str(pane.query_one("#strip").render())
+
+
+async def test_s_groups_the_ops_by_input_shape_and_enter_finds_a_call_of_that_shape(shared):
+    bert = shared / "tracelens" / "h100_bert_small.json.gz"
+    async with loaded(bert, (160, 45)) as (pilot, app):
+        await pilot.press("t", "S")
+        pane = app.query_one(StatsPane)
+        table = app.query_one(StatsTable)
+        for _ in range(100):  # the shapes are read in a thread
+            await pilot.pause(0.05)
+            if not pane.reading_shapes:
+                break
+        assert table.report.table.name == "shapes"
+        assert "Ops by shape" in str(pane.query_one("#strip").render())
+        assert names(table).count("aten::addmm") == 4
+        await pilot.press("slash", *"[[30522]", "tab")  # a filter matches shapes too
+        assert [(r.name, r.shapes[:9]) for r in table.visible_rows()] == [
+            ("aten::addmm", "[[30522],")
+        ]
+        await pilot.press("enter")
+        timeline = app.query_one(Timeline)
+        chosen = timeline.trace.args(timeline.selected)
+        assert timeline.trace.slice_name(timeline.selected) == "aten::addmm"
+        assert chosen["Input Dims"][0] == [30522] and len(timeline.matches) == 1
+        await pilot.press("t", "t")  # opened again as it was left
+        assert app.query_one(StatsTable).report.table.name == "shapes"
+        await pilot.press("S")
+        assert app.query_one(StatsTable).report.table.name == "ops"

@@ -199,3 +199,20 @@ def test_roofline_text_json_and_what_it_cannot_show(shared):
     for extra in (["--roofline"], []):  # the summary's own Roofline line reads them too
         bad = run("summary", bert, *extra, "--peaks", "bf16=fast")
         assert bad.returncode == 2 and "--peaks" in bad.stderr and not bad.stdout
+
+
+def test_by_shape_splits_an_op_by_its_input_shapes(shared):
+    bert = str(shared / "tracelens" / "h100_bert_small.json.gz")
+    doc = json.loads(run("summary", bert, "--by-shape", "--format", "json", "--top", "0").stdout)
+    addmm = [r for r in doc["rows"] if r["name"] == "aten::addmm"]
+    plain = json.loads(run("summary", bert, "--format", "json", "--top", "0").stdout)
+    whole = next(r for r in plain["rows"] if r["name"] == "aten::addmm")
+    assert len(addmm) == 4 and len({r["input_shapes"] for r in addmm}) == 4
+    for key in ("calls", "self_cpu_ns", "cuda_total_ns", "flops"):
+        assert sum(r[key] for r in addmm) == whole[key], key
+    big = next(r for r in addmm if r["input_shapes"].startswith("[[30522]"))
+    assert big["calls"] == 1 and big["cuda_min_ns"] == big["cuda_max_ns"] == big["cuda_total_ns"]
+    text = run("summary", bert, "--by-shape", "--sort", "shapes", "--top", "3").stdout
+    assert "Input Shapes" in text and "CPU min" in text and "CUDA max" in text
+    both = run("summary", bert, "--by-shape", "--kernels")
+    assert both.returncode == 2 and "--by-shape" in both.stderr

@@ -13,6 +13,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
@@ -36,6 +37,7 @@ class PaneState:
     scope_name: str
     sort: tuple[str, int, bool]  # key, column pressed, descending
     marked: tuple[int, int] | None
+    by_shape: bool = False
 
 
 class StatsPane(Vertical):
@@ -53,6 +55,7 @@ class StatsPane(Vertical):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
+        Binding("S", "toggle_shapes", "Ops by input shape"),
         Binding("v", "next_scope", "Stats scope"),
         Binding("i", "toggle_strip", "Summary in full"),
         Binding("slash", "filter", "Filter the table", show=False),
@@ -67,9 +70,12 @@ class StatsPane(Vertical):
     class RowChosen(Message):
         """Posted when a row is highlighted (jump=False) or selected with enter (jump=True)."""
 
-        def __init__(self, name: str, kernels: bool, jump: bool, scope: Scope) -> None:
+        def __init__(
+            self, name: str, kernels: bool, jump: bool, scope: Scope, shapes: str = ""
+        ) -> None:
             super().__init__()
             self.name, self.kernels, self.jump, self.scope = name, kernels, jump, scope
+            self.shapes = shapes  # a row of the by-shape table: only the calls of these
 
     def __init__(
         self,
@@ -83,6 +89,8 @@ class StatsPane(Vertical):
         self.trace = trace
         self.last = last  # how the pane was left, to open it so again
         self.kernels = last.kernels if last is not None else False
+        self.by_shape = last.by_shape if last is not None else False
+        self.reading_shapes = False  # every op's shapes are being read (in a thread)
         self.scope_name = "trace"
         self.scope_label = "trace"
         self.scope = Scope()
@@ -105,7 +113,7 @@ class StatsPane(Vertical):
         if self.marked is not None and (last is None or last.marked != self.marked):
             self._scope_to("range")  # opened to look at the range just marked
         elif last is not None:
-            spec = table_for(last.kernels)
+            spec = table_for(last.kernels, last.by_shape)
             if any(c.key == last.sort[0] for c in spec.columns):  # a sort of that table
                 table = self.query_one(StatsTable)
                 table.table_name = spec.name
@@ -113,6 +121,8 @@ class StatsPane(Vertical):
             self._scope_to(last.scope_name)
         else:
             self.rebuild()
+        if self.by_shape and not self.kernels and "op_shapes" not in self.trace.derived:
+            self._read_shapes()
         self._find_roofline()
 
     def _find_roofline(self) -> None:
@@ -141,12 +151,12 @@ class StatsPane(Vertical):
     def state(self) -> PaneState:
         tables = self.query(StatsTable)
         if not tables:  # closed before it was built (`t t`): as it was opened
-            default = (table_for(self.kernels).default_sort, -1, True)
+            default = (table_for(self.kernels, self.by_shape).default_sort, -1, True)
             sort = self.last.sort if self.last is not None else default
-            return PaneState(self.kernels, self.scope_name, sort, self.marked)
+            return PaneState(self.kernels, self.scope_name, sort, self.marked, self.by_shape)
         table = tables.first()
         sort = (table.sort_key, table.sort_column, table.descending)
-        return PaneState(self.kernels, self.scope_name, sort, self.marked)
+        return PaneState(self.kernels, self.scope_name, sort, self.marked, self.by_shape)
 
     def on_resize(self, event: events.Resize) -> None:
         for table in self.query(StatsTable):
@@ -194,6 +204,37 @@ class StatsPane(Vertical):
         self.rebuild()
 
     @guarded
+    def action_toggle_shapes(self) -> None:
+        """The op table by name and input shapes (as key_averages(group_by_input_shape=True)),
+        or by name again; from the kernel table, the ops by shape. Every op's shapes are read
+        once, in a thread (about a second a million ops)."""
+        self.by_shape = not self.by_shape or self.kernels
+        self.kernels = False
+        if self.by_shape and "op_shapes" not in self.trace.derived:
+            self._read_shapes()
+            return
+        self.rebuild()
+
+    def _read_shapes(self) -> None:
+        if self.reading_shapes:
+            return
+        self.reading_shapes = True
+        self._say_if_empty()
+
+        def read() -> None:
+            op_shapes(self.trace)
+            try:
+                self.app.call_from_thread(self._shapes_read)
+            except RuntimeError:  # the app closed meanwhile
+                return
+
+        self.run_worker(read, thread=True, group="shapes", exit_on_error=False)
+
+    def _shapes_read(self) -> None:
+        self.reading_shapes = False
+        self.rebuild()
+
+    @guarded
     def action_next_scope(self) -> None:
         self._scope_to(SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)])
 
@@ -204,15 +245,22 @@ class StatsPane(Vertical):
         if not tables:  # the pane is closing (`t` again) while a message still reaches it
             return
         table = tables.first()
-        report = scope_report(self.trace, self.scope, self.kernels, roof=self.roof)
+        # Until the shapes are read, the table stays by name (the strip says they are coming).
+        by_shape = self.by_shape and not self.reading_shapes
+        report = scope_report(
+            self.trace, self.scope, self.kernels, roof=self.roof, by_shape=by_shape
+        )
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))
         # What the table covers first: the three lines shown by default must say it.
-        what = f"{'Kernels' if self.kernels else 'Ops'} · scope {printable(self.scope_label)}"
+        kind = "Kernels" if self.kernels else "Ops by shape" if by_shape else "Ops"
+        what = f"{kind} · scope {printable(self.scope_label)}"
         lines = Text(f" {what} ", style="bold reverse")
         lines.append(f" {summary.verdict.label.upper()}", style="bold")
         lines.append(f"  {printable(pairs['Why'])}\n")
-        lines.append("(x ops/kernels, v scope, i all of this, 1-9 or a header click sorts, ")
+        lines.append(
+            "(x ops/kernels, S by shape, v scope, i all of this, 1-9 or a header click sorts, "
+        )
         lines.append("enter: longest)\n")
         shown = [(label, pairs[label]) for label in list(pairs)[2:]]
         if self.roof_line is not None and self.scope_name == "trace":
@@ -238,7 +286,9 @@ class StatsPane(Vertical):
         report = table.report
         empty = self.query_one("#empty", Static)
         what = "kernels" if self.kernels else "ops"
-        if report is None or table.row_count:
+        if self.reading_shapes:
+            text = "Reading every op's input shapes (S again: back to the table by name)…"
+        elif report is None or table.row_count:
             text = ""
         elif report.rows:
             text = (
@@ -266,4 +316,5 @@ class StatsPane(Vertical):
     def _chosen(self, jump: bool) -> None:
         row = self.query_one(StatsTable).row_at_cursor()
         if row is not None:
-            self.post_message(self.RowChosen(row.name, self.kernels, jump, self.scope))
+            shapes = row.shapes if not self.kernels else ""
+            self.post_message(self.RowChosen(row.name, self.kernels, jump, self.scope, shapes))

@@ -13,7 +13,7 @@ from textual.geometry import Region
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-from tui.model.present.tables import Column, Row, ScopeReport
+from tui.model.present.tables import Column, Row, ScopeReport, Totals
 from tui.model.text import printable
 
 CELLS_KEPT = 8  # reports whose cells are kept
@@ -23,8 +23,17 @@ _CELLS: OrderedDict[tuple[int, int, bool], tuple[ScopeReport, dict[str, list[Tex
     OrderedDict()
 )
 NAME_CELLS = 48  # kernel names run to hundreds of characters: the table shows their start
+SHAPES_CELLS = 40  # so are the input shapes of an op with many inputs
 # At 80 columns these come first (the rest scroll into view to their right).
-NARROW_FIRST = ("Name", "Self CPU", "CPU total", "Self CUDA", "CUDA total", "# of Calls")
+NARROW_FIRST = (
+    "Name",
+    "Input Shapes",
+    "Self CPU",
+    "CPU total",
+    "Self CUDA",
+    "CUDA total",
+    "# of Calls",
+)
 NARROW_BELOW = 120  # columns
 
 
@@ -122,7 +131,7 @@ class StatsTable(DataTable[Text]):
         rows = [
             r
             for r in self.report.rows
-            if not self.filter_text or self.filter_text in r.name.casefold()
+            if not self.filter_text or self.filter_text in r.key.casefold()
         ]
         column = self.report.table.column(self.sort_key)
         rows.sort(key=column.value, reverse=self.descending)
@@ -151,7 +160,7 @@ class StatsTable(DataTable[Text]):
             self.add_column(Text(label), key=str(i), width=max(widths[i], cell_len(label)))
         self._shown = self.visible_rows()
         for row in self._shown:
-            self.add_row(*cells[row.name], key=row.name)
+            self.add_row(*cells[row.key], key=row.key)
         if keep is not None:
             try:
                 self.move_cursor(row=self.get_row_index(keep))
@@ -178,11 +187,9 @@ class StatsTable(DataTable[Text]):
         totals = report.totals
         columns = self.columns_spec
         cells = {
-            row.name: [
+            row.key: [
                 Text(
-                    printable(
-                        _cut(row.name, self.name_width) if c.key == "name" else c.text(row, totals)
-                    ),
+                    printable(_cell(row, c, totals, self.name_width)),
                     justify="right" if c.numeric else "left",
                 )
                 for c in columns
@@ -200,6 +207,14 @@ class StatsTable(DataTable[Text]):
     def row_at_cursor(self) -> Row | None:
         shown = self._shown
         return shown[self.cursor_row] if 0 <= self.cursor_row < len(shown) else None
+
+
+def _cell(row: Row, column: Column, totals: Totals, name_width: int) -> str:
+    if column.key == "name":
+        return _cut(row.name, name_width)
+    if column.key == "shapes":
+        return _cut(row.shapes, SHAPES_CELLS)
+    return column.text(row, totals)
 
 
 def _cut(name: str, width: int) -> str:

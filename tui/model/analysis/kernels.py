@@ -38,6 +38,10 @@ class KernelStat:
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
 
     @property
+    def key(self) -> str:
+        return self.name
+
+    @property
     def avg_ns(self) -> float:
         return self.total_ns / self.calls if self.calls else 0.0
 

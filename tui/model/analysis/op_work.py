@@ -10,6 +10,7 @@ without guessing, so those kernels get none, and the op row still has them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy.typing as npt
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .kernels import work_in_scope
+from .op_shapes import op_shapes
 from .roofline import Roofline
 from .scope import Scope
 
@@ -71,13 +73,26 @@ def _calls(r: Roofline) -> _Calls:
     return _Calls(flops[groups], nbytes[groups], roof_ns[groups], compute[groups])
 
 
-def op_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[str, WorkTotals]:
-    """Op name -> its modelled calls that start in the scope."""
+def op_work(
+    trace: Trace, r: Roofline, scope: Scope | None = None, by_shape: bool = False
+) -> dict[str, WorkTotals]:
+    """Op row key (`OpStat.key`: the name, `by_shape` with the input shapes) -> its modelled
+    calls that start in the scope."""
     calls = _calls(r)
     rows = r.call_rows
     keep = scope.rows(trace)[rows] if scope is not None else np.ones(len(rows), bool)
     gpu = cuda_totals(trace)[1][rows].astype(np.float64)
-    return _totals(trace.slices.name[rows][keep], calls, gpu, keep, trace.names)
+    names = trace.slices.name[rows].astype(np.int64)
+    if not by_shape:
+        return _totals(names[keep], calls, gpu, keep, trace.names.__getitem__)
+    shapes = op_shapes(trace)
+    width = len(shapes.texts)
+    ids = names * width + shapes.shape[rows]
+
+    def label(key: int) -> str:
+        return f"{trace.names[key // width]}\x00{shapes.texts[key % width]}"
+
+    return _totals(ids[keep], calls, gpu, keep, label)
 
 
 def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[str, WorkTotals]:
@@ -96,7 +111,7 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     keep[picked] = True
     names = np.full(len(r.call_rows), -1, np.int64)
     names[picked] = trace.slices.name[att.work[sole]]
-    return _totals(names[keep], calls, gpu, keep, trace.names)
+    return _totals(names[keep], calls, gpu, keep, trace.names.__getitem__)
 
 
 def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
@@ -123,7 +138,7 @@ def _totals(
     calls: _Calls,
     gpu: F64,
     keep: npt.NDArray[np.bool_],
-    all_names: list[str],
+    label: Callable[[int], str],
 ) -> dict[str, WorkTotals]:
     flops, nbytes, gpu = calls.flops[keep], calls.bytes[keep], gpu[keep]
     roof, compute = calls.roof_ns[keep], calls.compute[keep]
@@ -137,7 +152,7 @@ def _totals(
     rn, jn = total(np.where(judged, roof, 0.0)), total(np.where(judged, gpu, 0.0))
     cn = total(np.where(judged & compute, gpu, 0.0))
     return {
-        all_names[int(name)]: WorkTotals(
+        label(int(name)): WorkTotals(
             round(f[i]), round(b[i]), round(g[i]), float(rn[i]), round(jn[i]), round(cn[i])
         )
         for i, name in enumerate(ids.tolist())

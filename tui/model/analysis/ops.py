@@ -12,6 +12,7 @@ from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .memory import OUTSIDE_OPS, op_memory
+from .op_shapes import op_shapes
 from .scope import Scope
 
 if TYPE_CHECKING:
@@ -35,7 +36,17 @@ class OpStat:
     cpu_mem: int = 0
     self_cuda_mem: int = 0
     cuda_mem: int = 0
+    shapes: str = ""  # Input Dims, in the by-shape table (key_averages(group_by_input_shape))
+    cpu_min_ns: int = 0  # a call's CPU total, least and most
+    cpu_max_ns: int = 0
+    cuda_min_ns: int = 0  # a call's CUDA total, least and most
+    cuda_max_ns: int = 0
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
+
+    @property
+    def key(self) -> str:
+        """What tells rows apart: the name, and in the by-shape table the shapes too."""
+        return f"{self.name}\x00{self.shapes}" if self.shapes else self.name
 
     @property
     def cpu_avg_ns(self) -> float:
@@ -46,13 +57,15 @@ class OpStat:
         return self.cuda_total_ns / self.calls if self.calls else 0.0
 
 
-def op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
+def op_stats(trace: Trace, scope: Scope | None = None, by_shape: bool = False) -> list[OpStat]:
     """See `_op_stats`; remembered per scope, as the pane and the summary ask again."""
-    return list(trace.derive(f"op_stats {scope}", lambda: _op_stats(trace, scope)))
+    key = f"op_stats {scope} {by_shape}"
+    return list(trace.derive(key, lambda: _op_stats(trace, scope, by_shape)))
 
 
-def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
-    """Ops aggregated by name, most CPU time first (the unlaunched GPU work row last).
+def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]:
+    """Ops aggregated by name (`by_shape`: by name and input shapes, op_shapes.py), most CPU
+    time first (the unlaunched GPU work row last).
 
     Ops are the slices key_averages() counts (CPU ops, annotations, runtime calls); a trace from
     another tool, with none of those categories, has every CPU-lane slice counted. Self time is a
@@ -70,31 +83,52 @@ def _op_stats(trace: Trace, scope: Scope | None = None) -> list[OpStat]:
     picked = np.flatnonzero(tree.is_op & in_scope)
     self_cuda, cuda_total = cuda_totals(trace)
     groups = _name_groups(trace)
-    group = groups[s.name[picked]]
-    n = int(groups.max()) + 1 if len(groups) else 0
+    names = groups[s.name[picked]]
+    shapes = op_shapes(trace) if by_shape else None
+    keys = names * (len(shapes.texts) + 1) + shapes.shape[picked] + 1 if shapes else names
+    found, group = np.unique(keys, return_inverse=True)
+    n = len(found)
 
     def total(values: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
         return np.bincount(group, weights=values[picked], minlength=n).astype(np.float64)
 
+    def least_most(values: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+        least = np.full(n, np.iinfo(np.int64).max, np.int64)
+        most = np.zeros(n, np.int64)
+        np.minimum.at(least, group, values[picked])
+        np.maximum.at(most, group, values[picked])
+        return least, most
+
     calls = np.bincount(group, minlength=n)
     cpu, self_cpu = total(s.dur), total(s.dur - inside)
     own_cuda, all_cuda = total(self_cuda), total(cuda_total)
+    cpu_range, cuda_range = least_most(s.dur), least_most(cuda_total)
     mem = op_memory(trace)
     mems = [total(column) for column in (mem.self_cpu, mem.cpu, mem.self_cuda, mem.cuda)]
     labels = _group_labels(trace, groups)
+    first = np.zeros(n, np.int64)  # a row of each group: its name and shapes
+    first[group] = picked
     stats = [
         OpStat(
-            labels[g],
+            labels[int(groups[s.name[first[g]]])],
             int(calls[g]),
             round(self_cpu[g]),
             round(cpu[g]),
             round(own_cuda[g]),
             round(all_cuda[g]),
-            *(round(column[g]) for column in mems),
+            self_cpu_mem=round(mems[0][g]),
+            cpu_mem=round(mems[1][g]),
+            self_cuda_mem=round(mems[2][g]),
+            cuda_mem=round(mems[3][g]),
+            shapes=shapes.texts[shapes.shape[first[g]]] if shapes else "",
+            cpu_min_ns=int(cpu_range[0][g]),
+            cpu_max_ns=int(cpu_range[1][g]),
+            cuda_min_ns=int(cuda_range[0][g]),
+            cuda_max_ns=int(cuda_range[1][g]),
         )
-        for g in np.flatnonzero(calls).tolist()
+        for g in range(n)
     ]
-    stats.sort(key=lambda o: (-o.cpu_total_ns, o.name))
+    stats.sort(key=lambda o: (-o.cpu_total_ns, o.name, o.shapes))
     unlaunched = _unlaunched(trace, scope)
     if unlaunched.calls:
         stats.append(unlaunched)

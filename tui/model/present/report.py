@@ -20,7 +20,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
          calls; kernels: name, total_ns, avg_ns, min_ns, max_ns, calls, share,
-         geometry {grid, block, registers, shared mem, occupancy %}; both: flops, tflops,
+         geometry {grid, block, registers, shared mem, occupancy %}; `--by-shape` ops add
+         input_shapes, cpu_min_ns, cpu_max_ns, cuda_min_ns, cuda_max_ns; both: flops, tflops,
          percent_of_roof, bound ("compute" | "memory") of the modelled calls (null where the
          row has none, or the trace no shapes), see analysis/op_work.py)
 """

@@ -199,7 +199,7 @@ def _figure(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def _ops() -> Table:
+def _ops(by_shape: bool = False) -> Table:
     def self_cpu(r: OpStat) -> int:
         return r.self_cpu_ns
 
@@ -272,7 +272,31 @@ def _ops() -> Table:
         Column("calls", "# of Calls", lambda r: r.calls, _count(lambda r: r.calls), "calls"),
         *_work_columns(),
     )
-    return Table("ops", columns, "cpu_total")
+    if not by_shape:
+        return Table("ops", columns, "cpu_total")
+
+    # key_averages(group_by_input_shape=True) adds Input Shapes; a call's least and most time
+    # tell a slow call of one shape from many fast ones.
+    def ranged(key: str, header: str, get: Callable[[OpStat], int]) -> Column:
+        return Column(key, header, get, _duration(get), f"{key}_ns")
+
+    shapes = Column("shapes", "Input Shapes", lambda r: r.shapes, _plain(lambda r: r.shapes),
+                    "input_shapes", numeric=False)  # fmt: skip
+    at = {c.header: i for i, c in enumerate(columns)}
+    cpu_end, cuda_end = at["CPU time avg"] + 1, at["CUDA time avg"] + 1
+    calls_end = at["# of Calls"] + 1
+    columns = (
+        *columns[:cpu_end],
+        ranged("cpu_min", "CPU min", lambda r: r.cpu_min_ns),
+        ranged("cpu_max", "CPU max", lambda r: r.cpu_max_ns),
+        *columns[cpu_end:cuda_end],
+        replace(ranged("cuda_min", "CUDA min", lambda r: r.cuda_min_ns), needs="gpu"),
+        replace(ranged("cuda_max", "CUDA max", lambda r: r.cuda_max_ns), needs="gpu"),
+        *columns[cuda_end:calls_end],
+        shapes,
+        *columns[calls_end:],
+    )
+    return Table("shapes", columns, "cpu_total")
 
 
 # Launch geometry Kineto writes on kernels: (sort key, header, the KernelStat.geometry label).
@@ -337,11 +361,15 @@ def _size(text: str) -> float:
 
 
 OPS = _ops()
+SHAPES = _ops(by_shape=True)
 KERNELS = _kernels()
 
 
-def table_for(kernels: bool) -> Table:
-    return KERNELS if kernels else OPS
+def table_for(kernels: bool, by_shape: bool = False) -> Table:
+    """The kernel table, or the op table (by name, or by name and input shapes)."""
+    if kernels:
+        return KERNELS
+    return SHAPES if by_shape else OPS
 
 
 def cells(columns: list[Column], row: Row, totals: Totals) -> list[str]:
@@ -388,9 +416,11 @@ def scope_report(
     kernels: bool = False,
     sort: str | None = None,
     roof: Roofline | None = None,
+    by_shape: bool = False,
 ) -> ScopeReport:
     """The summary strip, the table's rows and the totals for a scope (default: the trace);
-    with `roof`, the rows carry the FLOPs and roof of their modelled calls.
+    with `roof`, the rows carry the FLOPs and roof of their modelled calls; `by_shape`: the op
+    table by name and input shapes (every op's args are read once, about a second a million).
 
     The summary covers the scope's window, or the profiled steps for a scope without one. The
     last REPORTS_KEPT are kept: the pane asks again at every `x` and `v`.
@@ -400,28 +430,36 @@ def scope_report(
     if roof is not None and not roof.rows:
         roof = None
     # One trace's roofline is fixed by its peaks.
-    key = (scope, kernels, sort, roof is not None, roof.peaks if roof is not None else None)
+    by_shape = by_shape and not kernels
+    key = (scope, kernels, sort, roof is not None, roof.peaks if roof else None, by_shape)
     found = kept.get(key)
     if found is not None:
         kept.move_to_end(key)
         return found
-    kept[key] = report = _scope_report(trace, scope, kernels, sort, roof)
+    kept[key] = report = _scope_report(trace, scope, kernels, sort, roof, by_shape)
     while len(kept) > REPORTS_KEPT:
         kept.popitem(last=False)
     return report
 
 
 def _scope_report(
-    trace: Trace, scope: Scope, kernels: bool, sort: str | None, roof: Roofline | None
+    trace: Trace,
+    scope: Scope,
+    kernels: bool,
+    sort: str | None,
+    roof: Roofline | None,
+    by_shape: bool,
 ) -> ScopeReport:
-    table = table_for(kernels)
-    ops = op_stats(trace, scope)
-    rows: list[Row] = list(kernel_stats(trace, scope)) if kernels else ops
+    table = table_for(kernels, by_shape)
+    ops = op_stats(trace, scope)  # the totals are the same by name or by shape
+    rows: list[Row] = (
+        list(kernel_stats(trace, scope)) if kernels else op_stats(trace, scope, by_shape)
+    )
     gpu = sum(k.total_ns for k in rows) if kernels else 0
     totals = Totals(sum(o.self_cpu_ns for o in ops), sum(o.self_cuda_ns for o in ops), gpu)
     if roof is not None:
-        work = (kernel_work if kernels else op_work)(trace, roof, scope)
-        rows = [replace(r, work=work.get(r.name)) for r in rows]
+        work = kernel_work(trace, roof, scope) if kernels else op_work(trace, roof, scope, by_shape)
+        rows = [replace(r, work=work.get(r.key)) for r in rows]
     key = sort or table.default_sort
     shown = table.shown(trace, work=roof is not None)
     return ScopeReport(
