@@ -284,17 +284,17 @@ def _ops(by_shape: bool = False) -> Table:
                     "input_shapes", numeric=False)  # fmt: skip
     at = {c.header: i for i, c in enumerate(columns)}
     cpu_end, cuda_end = at["CPU time avg"] + 1, at["CUDA time avg"] + 1
-    calls_end = at["# of Calls"] + 1
+    # torch prints Input Shapes last; here it comes second, where it is in view.
     columns = (
-        *columns[:cpu_end],
+        columns[0],
+        shapes,
+        *columns[1:cpu_end],
         ranged("cpu_min", "CPU min", lambda r: r.cpu_min_ns),
         ranged("cpu_max", "CPU max", lambda r: r.cpu_max_ns),
         *columns[cpu_end:cuda_end],
         replace(ranged("cuda_min", "CUDA min", lambda r: r.cuda_min_ns), needs="gpu"),
         replace(ranged("cuda_max", "CUDA max", lambda r: r.cuda_max_ns), needs="gpu"),
-        *columns[cuda_end:calls_end],
-        shapes,
-        *columns[calls_end:],
+        *columns[cuda_end:],
     )
     return Table("shapes", columns, "cpu_total")
 
