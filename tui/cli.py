@@ -40,7 +40,7 @@ from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
 from tui.model.present.roofline_report import as_json as roofline_json
 from tui.model.present.roofline_report import as_text as roofline_text
-from tui.model.present.roofline_report import headline_json, summary_roofline
+from tui.model.present.roofline_report import headline_json, summary_roofline, verdict_note
 from tui.model.present.tables import KERNELS, OPS, SHAPES, scope_report, table_for
 from tui.model.text import printable
 from tui.model.trace import Trace
@@ -307,7 +307,9 @@ def _summary(args: list[str]) -> int:
         sys.stdout.buffer.write(as_json(trace.path, result, rows, extra))
         return 0
     step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
-    sys.stdout.write(as_text(trace.path, result, rows, opts.format == "markdown", step, line))
+    note = verdict_note(result.summary.verdict.label, roof)
+    markdown = opts.format == "markdown"
+    sys.stdout.write(as_text(trace.path, result, rows, markdown, step, line, note))
     return 0
 
 

@@ -366,6 +366,7 @@ async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
         await pilot.pause()
         strip = str(pane.query_one("#strip").render())
         assert "Roofline: elementwise at 57.8% of its roof (memory-bound); GEMM at 61.9%" in strip
+        assert "COMPUTE-BOUND: elementwise 17.4 ms at 57.8% of its roof (memory side)" in strip
         # The table gained the roofline's columns, which sort like the others.
         table = pane.query_one(StatsTable)
         headers = [c.header for c in table.columns_spec]

@@ -184,6 +184,13 @@ def test_roofline_text_json_and_what_it_cannot_show(shared):
     plain = run(
         "summary", str(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz"), "--top", "1"
     )
+    verdict = next(line for line in plain.stdout.splitlines() if line.startswith("Verdict"))
+    assert verdict.endswith(
+        "compute-bound: elementwise 17.4 ms at 57.8% of its roof (memory side), "
+        "GEMM 9 ms at 61.9% of its roof (compute side)"
+    )
+    bert_verdict = run("summary", bert, "--top", "1").stdout.splitlines()[1]
+    assert bert_verdict.endswith("overhead-bound")  # the roof is no part of that verdict
     roof = next(line for line in plain.stdout.splitlines() if line.startswith("Roofline"))
     assert "GEMM at 61.9% of its roof (compute-bound)" in roof and "MFU 11.74% of bf16" in roof
     doc = json.loads(

@@ -17,7 +17,7 @@ from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
-from tui.model.present.roofline_report import summary_roofline
+from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
 from tui.model.present.tables import scope_report, table_for
 from tui.model.text import printable
@@ -257,6 +257,11 @@ class StatsPane(Vertical):
         what = f"{kind} · scope {printable(self.scope_label)}"
         lines = Text(f" {what} ", style="bold reverse")
         lines.append(f" {summary.verdict.label.upper()}", style="bold")
+        note = verdict_note(
+            summary.verdict.label, self.roof if self.scope_name == "trace" else None
+        )
+        if note is not None:
+            lines.append(f": {note}", style="bold")
         lines.append(f"  {printable(pairs['Why'])}\n")
         lines.append(
             "(x ops/kernels, S by shape, v scope, i all of this, 1-9 or a header click sorts, "

@@ -182,13 +182,17 @@ def as_text(
     markdown: bool,
     scope: str | None = None,
     roofline: str | None = None,
+    verdict_note: str | None = None,
 ) -> str:
     """Plain text (no escape codes) or Markdown ready to paste into an issue; `scope` names
     what the report covers when it is not the whole trace (`ProfilerStep#7`); `roofline` is
-    the line on how close to the hardware it ran, shown after the verdict."""
+    the line on how close to the hardware it ran, shown after the verdict, and `verdict_note`
+    what the verdict adds to its label from it."""
     summary = report.summary
     out: list[str] = []
     pairs = summary_lines(summary, report.totals)
+    if verdict_note is not None:
+        pairs[0] = (pairs[0][0], f"{pairs[0][1]}: {verdict_note}")
     if roofline is not None:
         pairs.insert(2, ("Roofline", roofline))
     of = f" ({printable(scope)})" if scope else ""

@@ -98,6 +98,22 @@ def headline(trace: Trace, r: Roofline) -> str | None:
     return "; ".join(parts) + " (summary --roofline: each op)"
 
 
+def verdict_note(verdict: str, r: Roofline | None) -> str | None:
+    """For a compute-bound verdict, how close the two heaviest kinds of work ran to their roofs
+    ("GEMM 9 ms at 61.9% of its roof (compute side), ..."); None for other verdicts."""
+    if verdict != "compute-bound" or r is None:
+        return None
+    kinds = [k for k in r.by_kind() if k.gpu_ns and k.percent_of_roof is not None][:2]
+    return (
+        ", ".join(
+            f"{k.kind} {format_duration(k.gpu_ns)} at {k.percent_of_roof:.1f}% of its roof "
+            f"({k.bound} side)"
+            for k in kinds
+        )
+        or None
+    )
+
+
 def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
     window, _ = utilisation(trace, r)
     return {
