@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from ..errors import TraceError
+from .perfetto_sniff import MESSAGE as PERFETTO_MESSAGE
+from .perfetto_sniff import looks_like_perfetto
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -148,6 +150,8 @@ def check_start(path: str | os.PathLike[str]) -> None:
             raise TraceError(name, _NO_GZIP_CONTENT)
     if not head:
         raise TraceError(name, "file is empty")
+    if looks_like_perfetto(head):
+        raise TraceError(name, PERFETTO_MESSAGE)
     start = head[3:] if head.startswith(UTF8_BOM) else head
     start = start.lstrip(b" \t\r\n")
     if start[:1] not in (b"{", b"[", b""):
@@ -224,6 +228,8 @@ def _read_stream(f: BinaryIO, name: str, folder: str | None) -> Source:
     if head.startswith(GZIP_MAGIC):
         data, truncated = _gunzip(_Prefixed(head, f), name)
         return Source(name, data, True, truncated, folder)
+    if looks_like_perfetto(head):
+        raise TraceError(name, PERFETTO_MESSAGE)
     start = head[3:] if head.startswith(UTF8_BOM) else head
     if start.lstrip(b" \t\r\n")[:1] not in (b"{", b"[", b""):
         raise TraceError(name, not_json_reason(start))

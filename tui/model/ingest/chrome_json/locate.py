@@ -10,8 +10,12 @@ import msgspec
 import numpy as np
 
 from ...errors import TraceError
+from ..perfetto_sniff import MESSAGE as PERFETTO_MESSAGE
+from ..perfetto_sniff import looks_like_perfetto
 from ..source import UTF8_BOM, Buffer, not_json_reason
 from .args import decode_args
+
+SNIFF_BYTES = 65536  # enough for a few packets of a protobuf trace
 
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
@@ -38,6 +42,8 @@ def locate_events(buf: Buffer, name: str) -> Layout:
     first = _first_byte(buf)
     if first is None:
         raise TraceError(name, "file is empty or only whitespace")
+    if looks_like_perfetto(bytes(buf[:SNIFF_BYTES])):
+        raise TraceError(name, PERFETTO_MESSAGE)
     lead = buf[first : first + 1]
     if lead == b"[":
         end = _closing_bracket(buf)
