@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import orjson
 
 from tui.model.analysis.diff import HEADLINE, diff, regressed
+from tui.model.analysis.graphs import graphs
 from tui.model.analysis.rank_compare import compare
 from tui.model.analysis.rank_stats import RankStats
 from tui.model.analysis.roofline import roofline
@@ -35,6 +36,8 @@ from tui.model.present.diff_report import (
 )
 from tui.model.present.diff_report import as_json as diff_json
 from tui.model.present.diff_report import as_text as diff_text
+from tui.model.present.graph_report import as_json as graph_json
+from tui.model.present.graph_report import as_text as graph_text
 from tui.model.present.info import report, summary
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
@@ -173,6 +176,12 @@ def _summary_parser() -> argparse.ArgumentParser:
         "input shapes (needs record_shapes=True)",
     )
     parser.add_argument(
+        "--graphs",
+        action="store_true",
+        help="the CUDA/HIP graphs replayed, each with its kernels per graph node (--top: nodes "
+        "per graph)",
+    )
+    parser.add_argument(
         "--peaks",
         metavar="SPEC",
         help="the device's dense peaks, e.g. bf16=989,fp32=67,hbm=3.35 (TFLOP/s, TB/s); "
@@ -286,6 +295,13 @@ def _summary(args: list[str]) -> int:
         return 1
     if opts.roofline:
         return _roofline(trace, opts)
+    if opts.graphs:
+        found = graphs(trace)
+        if opts.format == "json":
+            sys.stdout.buffer.write(graph_json(trace, found, opts.top))
+        else:
+            sys.stdout.write(graph_text(trace, found, opts.top, opts.format == "markdown"))
+        return 0
     scope = Scope()  # the whole trace, as key_averages() counts it
     if opts.step is not None:
         steps = {name: (a, b) for name, a, b in step_windows(trace)}

@@ -28,3 +28,8 @@ def shown(text: str, limit: int = MAX_SHOWN) -> str:
     if len(text) <= limit:
         return printable(text)
     return printable(text[:limit]) + f"… ({len(text):,} characters)"
+
+
+def counted(n: int, what: str) -> str:
+    """ "1 replay", "3 replays": a count with its noun (plural with an s)."""
+    return f"{n:,} {what}{'s' * (n != 1)}"

@@ -14,6 +14,7 @@ import numpy.typing as npt
 from textual import events
 from textual.binding import Binding, BindingType
 
+from tui.model.analysis.graphs import graphs, replay_of
 from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
@@ -397,6 +398,8 @@ class Timeline(LaneCanvas):
         if self.selected < 0:
             self.say("Select a launch, a kernel or an op first.")
             return
+        if forward and self._into_graph_replay():
+            return
         if forward:
             linked = nav.launched_work(self.trace, self.selected) or (
                 nav.caused_work(self.trace, self.selected)
@@ -415,6 +418,20 @@ class Timeline(LaneCanvas):
                 if forward
                 else "No flow leads to this slice."
             )
+
+    def _into_graph_replay(self) -> bool:
+        """`]` on a CUDA graph launch: its first kernel, with every kernel of the replay as the
+        matches that n and N walk."""
+        found = graphs(self.trace)
+        at = replay_of(found, self.selected)
+        if at is None or at[2] >= 0:
+            return False
+        replay = found.replays[at[0]]
+        self.set_matches(replay.work)
+        self.select(int(replay.work[0]))
+        label = found.graphs[replay.graph].label
+        self.say(f"{label}: kernel 1 of {len(replay.work):,} of this replay; n, N walk them")
+        return True
 
     @guarded
     def action_match(self, delta: int) -> None:

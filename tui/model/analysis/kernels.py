@@ -9,6 +9,7 @@ import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
+from .graphs import graphs
 from .scope import Scope
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ class KernelStat:
     share: float  # of all GPU work time in the scope
     geometry: dict[str, str]
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
+    graphs: tuple[str, ...] = ()  # the CUDA graphs its instances were replayed in (graphs.py)
 
     @property
     def key(self) -> str:
@@ -60,6 +62,8 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
     starts = np.flatnonzero(np.concatenate(([True], names[1:] != names[:-1])))
     ends = np.concatenate((starts[1:], [len(names)]))
     everything = int(dur.sum())
+    found = graphs(trace)
+    graph_of = found.graph_of[rows]
     out = []
     for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
         total = int(dur[a:b].sum())
@@ -73,6 +77,7 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
                 int(dur[b - 1]),
                 total / everything if everything else 0.0,
                 _geometry(trace, first),
+                graphs=tuple(found.graphs[g].label for g in np.unique(graph_of[a:b]) if g >= 0),
             )
         )
     out.sort(key=lambda k: (-k.total_ns, k.name))

@@ -9,8 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
+from ..text import counted
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
+from .graphs import Graph, graphs
 from .memory import OUTSIDE_OPS, op_memory
 from .op_shapes import op_shapes
 from .scope import Scope
@@ -132,6 +134,7 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
     unlaunched = _unlaunched(trace, scope)
     if unlaunched.calls:
         stats.append(unlaunched)
+    stats += _graph_rows(trace, scope)
     if mem.outside_calls and scope is None:
         cpu_bytes = mem.outside_ops.get("cpu", 0)
         cuda_bytes = sum(v for k, v in mem.outside_ops.items() if k != "cpu")
@@ -150,6 +153,35 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
             )
         )
     return stats
+
+
+def graph_row_name(graph: Graph, launch: str) -> str:
+    """The op table's row of a CUDA graph's replays: "[graph #1] hipGraphLaunch: 421 kernels"."""
+    return f"[{graph.label}] {launch}: {counted(graph.kernels, 'kernel')}"
+
+
+def _graph_rows(trace: Trace, scope: Scope | None) -> list[OpStat]:
+    """A row per CUDA graph, outside torch's table: its replays launched in the scope, the
+    launch calls' CPU time as its CPU total and its kernels' GPU time as its CUDA total. Its
+    Self CPU and Self CUDA are 0: that time is already the launch call's and its op's, so the
+    table's totals stay torch's."""
+    found = graphs(trace)
+    if not found.replays:
+        return []
+    in_scope = scope.rows(trace) if scope is not None else None
+    s = trace.slices
+    rows = []
+    for graph in found.graphs:
+        mine = [found.replays[r] for r in graph.replays]
+        if in_scope is not None:
+            mine = [r for r in mine if in_scope[r.launch]]
+        if not mine:
+            continue
+        gpu = sum(int(s.dur[r.work].sum()) for r in mine)
+        cpu = sum(int(s.dur[r.launch]) for r in mine)
+        name = graph_row_name(graph, trace.slice_name(mine[0].launch))
+        rows.append(OpStat(name, len(mine), 0, cpu, 0, gpu))
+    return rows
 
 
 def _unlaunched(trace: Trace, scope: Scope | None) -> OpStat:
@@ -191,6 +223,12 @@ def op_rows(trace: Trace, name: str) -> npt.NDArray[np.int64]:
     step; the unlaunched GPU work row and the `[memory]` row have no slices)."""
     if name in (UNLAUNCHED, OUTSIDE_OPS):
         return np.zeros(0, np.int64)
+    if name.startswith("["):  # a CUDA graph's row: its launch calls
+        found = graphs(trace)
+        for graph in found.graphs:
+            launches = [found.replays[r].launch for r in graph.replays]
+            if graph_row_name(graph, trace.slice_name(launches[0])) == name:
+                return np.asarray(launches, np.int64)
     if name == PROFILER_STEP_ROW:
         ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
     else:

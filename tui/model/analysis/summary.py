@@ -11,6 +11,7 @@ from ..trace import Trace
 from .attribution import attribute
 from .gaps import idle_gaps
 from .gpu_time import GpuTime
+from .graphs import graphs
 from .memory import OUTSIDE_OPS, peaks
 from .ops import op_stats
 from .scope import Scope
@@ -64,6 +65,18 @@ class Summary:
     memory_peaks: list[MemoryPeak] = field(default_factory=list)
     # (name, self bytes summed over its calls, calls), by self bytes
     top_memory_ops: list[tuple[str, int, int]] = field(default_factory=list)
+    graphs: list[GraphLine] = field(default_factory=list)  # CUDA graph replays, most time first
+
+
+@dataclass(frozen=True)
+class GraphLine:
+    """A CUDA graph's replays launched in the window."""
+
+    label: str
+    replays: int
+    kernels: int  # per replay
+    gpu_ns: int
+    share: float  # of the GPU work launched in the window
 
 
 def step_rows(trace: Trace) -> list[StepRow]:
@@ -98,6 +111,7 @@ def summarize(
     launch_start = s.start[np.maximum(att.launch, 0)]
     mine = launched & (launch_start >= t0) & (launch_start < t1)
     delays = s.start[att.work[mine]] - launch_start[mine]
+    graph_lines = _graph_lines(trace, mine)
     all_steps = step_windows(trace)
     steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
     sync_calls, sync_ns = syncs_in(trace, t0, t1)
@@ -138,4 +152,30 @@ def summarize(
         sync_ns,
         memory_peaks,
         [(name, size, calls) for size, name, calls in by_self[:5]],
+        graph_lines,
     )
+
+
+def _graph_lines(trace: Trace, launched_here: np.ndarray) -> list[GraphLine]:
+    """The graphs whose replays were launched in the window (`launched_here`: per piece of GPU
+    work, whether its launch is), with their share of the GPU work launched there."""
+    found = graphs(trace)
+    if not found.replays:
+        return []
+    att = attribute(trace)
+    s = trace.slices
+    here = att.work[launched_here]
+    total = int(s.dur[here].sum())
+    of = found.graph_of[here]
+    lines = []
+    for g, graph in enumerate(found.graphs):
+        rows = here[of == g]
+        if not len(rows):
+            continue
+        replays = len(np.unique(att.launch[launched_here][of == g]))
+        gpu = int(s.dur[rows].sum())
+        lines.append(
+            GraphLine(graph.label, replays, graph.kernels, gpu, gpu / total if total else 0.0)
+        )
+    lines.sort(key=lambda g: -g.gpu_ns)
+    return lines

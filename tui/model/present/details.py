@@ -9,6 +9,7 @@ import numpy as np
 
 from ..analysis.attribution import op_tree
 from ..analysis.gaps import CAUSES, Gaps
+from ..analysis.graphs import graphs, replay_of
 from ..analysis.memory import counter_series
 from ..analysis.roofline import Roofline, ShapeRow, one_call
 from ..analysis.syncs import overlapping
@@ -51,6 +52,9 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         op = int(op_tree(trace).up[launch])
         if op >= 0:
             out.append(("issuing op", trace.slice_name(op)))
+    graph = _graph_line(trace, row)
+    if graph is not None:
+        out.append(graph)
     started = launched_work(trace, row)
     if started:
         out.append(("starts", _started(trace, started, start)))
@@ -103,6 +107,26 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     elif args is not None:
         out.append(("args", _value(args)))
     return out
+
+
+def _graph_line(trace: Trace, row: int) -> tuple[str, str] | None:
+    """Where a CUDA graph replay's launch or kernel sits: which graph, which replay of it."""
+    found = graphs(trace)
+    at = replay_of(found, row)
+    if at is None:
+        return None
+    r, nth, place = at
+    replay = found.replays[r]
+    graph = found.graphs[replay.graph]
+    of = f"{graph.label}, replay {nth + 1:,} of {graph.calls:,}"
+    if place < 0:
+        gpu = format_duration(int(trace.slices.dur[replay.work].sum()))
+        return (
+            "graph replay",
+            f"{of}: {len(replay.work):,} kernels, {gpu} of GPU work (] goes to the first, n "
+            "walks them)",
+        )
+    return ("graph", f"{of}: kernel {place + 1:,} of {len(replay.work):,} ([ goes to the launch)")
 
 
 def _work(call: ShapeRow, roof: Roofline) -> str:

@@ -13,6 +13,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
           top_self_allocations [{name, bytes (summed over its calls), calls}],
   verdict: {label, reason},
+  graphs: [{label, replays, kernels (per replay), gpu_ns, share (of the GPU work launched in the
+          window)}]: CUDA/HIP graph replays (analysis/graphs.py), most GPU time first,
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
@@ -20,7 +22,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
          calls; kernels: name, total_ns, avg_ns, min_ns, max_ns, calls, share,
-         geometry {grid, block, registers, shared mem, occupancy %}; `--by-shape` ops add
+         geometry {grid, block, registers, shared mem, occupancy %}, graphs [the CUDA graphs
+         its instances were replayed in]; `--by-shape` ops add
          input_shapes, cpu_min_ns, cpu_max_ns, cuda_min_ns, cuda_max_ns; both: flops, tflops,
          percent_of_roof, bound ("compute" | "memory") of the modelled calls (null where the
          row has none, or the trace no shapes), see analysis/op_work.py)
@@ -33,7 +36,7 @@ from typing import Any
 import orjson
 
 from ..analysis.summary import Summary
-from ..text import printable, shown
+from ..text import counted, printable, shown
 from ..timescale import format_bytes, format_duration
 from .tables import Row, ScopeReport, Totals, cells, row_json
 
@@ -70,6 +73,16 @@ def as_json(
             "sync_ns": summary.sync_ns,
         },
         **({"roofline": roofline} if roofline is not None else {}),
+        "graphs": [
+            {
+                "label": g.label,
+                "replays": g.replays,
+                "kernels": g.kernels,
+                "gpu_ns": g.gpu_ns,
+                "share": round(g.share, 6),
+            }
+            for g in summary.graphs
+        ],
         "memory": {
             "peaks": [
                 {
@@ -145,6 +158,8 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         ("Median launch-to-start", format_duration(delay) if delay is not None else "-"),
         ("CPU sync calls", f"{summary.sync_calls:,}, waiting {format_duration(summary.sync_ns)}"),
     ]
+    if summary.graphs:
+        lines.insert(7, ("CUDA graphs", _graphs_line(summary)))
     for peak in summary.memory_peaks:
         where = " ".join(
             part
@@ -173,6 +188,23 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
             )
         )
     return lines
+
+
+GRAPHS_SHOWN = 3  # graphs named on the summary's line
+
+
+def _graphs_line(summary: Summary) -> str:
+    """How much of the GPU work ran in graph replays, and the heaviest graphs."""
+    share = sum(g.share for g in summary.graphs)
+    replays = sum(g.replays for g in summary.graphs)
+    head = f"{share:.0%} of the GPU work ran in {counted(replays, 'replay')}"
+    parts = [
+        f"{g.label} {counted(g.replays, 'replay')} of {counted(g.kernels, 'kernel')}, "
+        f"{format_duration(g.gpu_ns)} ({g.share:.0%})"
+        for g in summary.graphs[:GRAPHS_SHOWN]
+    ]
+    more = len(summary.graphs) - GRAPHS_SHOWN
+    return f"{head}: " + "; ".join(parts) + (f"; {more} more graphs" if more > 0 else "")
 
 
 def as_text(

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
+from ..analysis.graphs import graphs
 from ..analysis.kernels import KernelStat, kernel_stats
 from ..analysis.op_work import WorkTotals, kernel_work, op_work
 from ..analysis.ops import OpStat, op_stats
@@ -51,9 +52,9 @@ class Column:
         json_key: where the value goes in JSON ("a.b" nests); None to leave it out.
         json_value: what JSON gets, when not `value` (a share as a fraction, say).
         share_of: for a share column, the Totals field it is a share of.
-        needs: "gpu", "memory" or "work" when shown only for traces that have GPU work,
-            allocator records, or ops the performance model knows (with a roofline); "json"
-            for a value written to JSON only.
+        needs: "gpu", "memory", "work" or "graphs" when shown only for traces that have GPU
+            work, allocator records, ops the performance model knows (with a roofline), or CUDA
+            graph replays; "json" for a value written to JSON only.
     """
 
     key: str
@@ -85,6 +86,7 @@ class Table:
             "gpu": any(lane.kind == "gpu" for lane in trace.lanes),
             "memory": len(trace.memory) > 0,
             "work": work,
+            "graphs": bool(graphs(trace).replays),
             "json": False,
         }
         return [c for c in self.columns if c.needs is None or has[c.needs]]
@@ -342,10 +344,27 @@ def _kernels() -> Table:
             Column(key, header, geometry_size(label), _plain(geometry(label)), f"geometry.{label}")
             for key, header, label in _GEOMETRY
         ),
+        Column(
+            "graph",
+            "Graph",
+            _graph_label,
+            _plain(_graph_label),
+            "graphs",
+            needs="graphs",
+            numeric=False,
+            json_value=lambda r: list(r.graphs),
+        ),
         # Last, so the columns before keep their places when the roofline arrives.
         *_work_columns(),
     )
     return Table("kernels", columns, "total")
+
+
+def _graph_label(r: KernelStat) -> str:
+    """The CUDA graph it was replayed in ("graph #1"), "+N" for more; "" when never."""
+    if not r.graphs:
+        return ""
+    return r.graphs[0] + (f" +{len(r.graphs) - 1}" if len(r.graphs) > 1 else "")
 
 
 def _size(text: str) -> float:

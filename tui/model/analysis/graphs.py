@@ -1,0 +1,180 @@
+"""CUDA and HIP graph replays: each `cudaGraphLaunch` / `hipGraphLaunch` with the GPU work it
+started (one launch, one correlation id, hundreds of kernels), the graphs they replay, and each
+graph's nodes across its replays.
+
+A graph is known by the `graph id` newer Kineto writes on the kernels it replays; without one,
+replays that ran the same kernels in the same order are one graph. A node is a kernel of the
+graph: Kineto's `graph node id` where written (shown), and told apart across replays by its name
+and which of that name's kernels in the replay it is (the k-th `gemm` of each replay is one
+node), so replays whose streams interleave differently still line up.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from ..trace import Trace
+from .attribution import attribute
+
+GRAPH_LAUNCH = re.compile(r"^(cuda|hip|cu)GraphLaunch(_v\d+|_ptsz)?$")
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class Replay:
+    launch: int  # the launch call's slice row
+    work: I64  # the GPU work it started, by start
+    graph: int  # index into Graphs.graphs
+
+
+@dataclass(frozen=True)
+class Graph:
+    label: str  # "graph 3" (Kineto's graph id) or "graph #1" (the first seen, without ids)
+    replays: list[int]  # indices into Graphs.replays
+    kernels: int  # pieces of GPU work a replay runs (the most any replay ran)
+    gpu_ns: int  # their time over every replay
+    launch_cpu_ns: int  # the launch calls' time
+
+    @property
+    def calls(self) -> int:
+        return len(self.replays)
+
+
+@dataclass(frozen=True)
+class Node:
+    """One kernel of a graph across its replays."""
+
+    name: str
+    index: int  # its place in the graph's first replay, from 0
+    node_id: str  # Kineto's `graph node id` of its first instance ("" where not written)
+    calls: int
+    total_ns: int
+    min_ns: int
+    max_ns: int
+
+    @property
+    def avg_ns(self) -> float:
+        return self.total_ns / self.calls if self.calls else 0.0
+
+
+@dataclass(frozen=True)
+class Graphs:
+    replays: list[Replay]  # by launch start
+    graphs: list[Graph]  # most GPU time first
+    gpu_ns: int  # all GPU work in the trace, graphed or not
+    graph_of: I64  # per slice row: the graph its GPU work or launch belongs to (-1: none)
+
+    def share(self, graph: Graph) -> float:
+        return graph.gpu_ns / self.gpu_ns if self.gpu_ns else 0.0
+
+
+def graphs(trace: Trace) -> Graphs:
+    """Computed once per trace."""
+    return trace.derive("graphs", lambda: _graphs(trace))
+
+
+def _graphs(trace: Trace) -> Graphs:
+    s = trace.slices
+    att = attribute(trace)
+    launch_name = np.asarray([bool(GRAPH_LAUNCH.match(n)) for n in trace.names] + [False])
+    known = att.launch >= 0
+    graphed = known & launch_name[s.name[np.maximum(att.launch, 0)]]
+    work, launch = att.work[graphed], att.launch[graphed]
+    total = int(s.dur[att.work].sum())
+    if not len(work):
+        return Graphs([], [], total, np.full(len(s), -1, np.int64))
+    order = np.lexsort((s.start[work], launch))
+    work, launch = work[order], launch[order]
+    cut = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
+    ends = np.r_[cut[1:], len(work)]
+    keys: dict[object, int] = {}
+    labels: list[str] = []
+    members: list[list[int]] = []
+    replays: list[Replay] = []
+    for i in np.argsort(s.start[launch[cut]], kind="stable").tolist():
+        rows = work[cut[i] : ends[i]]
+        gid = _graph_id(trace, int(rows[0]))
+        key: object = ("id", gid) if gid is not None else tuple(s.name[rows].tolist())
+        g = keys.get(key)
+        if g is None:
+            g = keys[key] = len(labels)
+            labels.append(f"graph {gid}" if gid is not None else f"graph #{g + 1}")
+            members.append([])
+        members[g].append(len(replays))
+        replays.append(Replay(int(launch[cut[i]]), rows, g))
+    found = []
+    for g, label in enumerate(labels):
+        mine = [replays[r] for r in members[g]]
+        found.append(
+            Graph(
+                label,
+                members[g],
+                max(len(r.work) for r in mine),
+                int(sum(int(s.dur[r.work].sum()) for r in mine)),
+                int(sum(int(s.dur[r.launch]) for r in mine)),
+            )
+        )
+    rank = sorted(range(len(found)), key=lambda g: (-found[g].gpu_ns, g))
+    new_index = {old: new for new, old in enumerate(rank)}
+    replays = [Replay(r.launch, r.work, new_index[r.graph]) for r in replays]
+    graph_of = np.full(len(s), -1, np.int64)
+    for r in replays:
+        graph_of[r.work] = r.graph
+        graph_of[r.launch] = r.graph
+    return Graphs(replays, [found[g] for g in rank], total, graph_of)
+
+
+def _graph_id(trace: Trace, row: int) -> int | None:
+    args = trace.args(row)
+    value = args.get("graph id") if isinstance(args, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def nodes(trace: Trace, found: Graphs, graph: int) -> list[Node]:
+    """The graph's kernels across its replays, in the order of its first replay."""
+    s = trace.slices
+    grouped: dict[tuple[int, int], list[int]] = {}
+    for r in found.graphs[graph].replays:
+        seen: dict[int, int] = {}
+        for row in found.replays[r].work.tolist():
+            name = int(s.name[row])
+            k = seen.get(name, 0)
+            seen[name] = k + 1
+            grouped.setdefault((name, k), []).append(row)
+    out: list[Node] = []
+    for (name, _), rows in grouped.items():
+        durations = s.dur[rows]
+        args = trace.args(rows[0])
+        node = args.get("graph node id", "") if isinstance(args, dict) else ""
+        out.append(
+            Node(
+                trace.names[name],
+                len(out),
+                str(node),
+                len(rows),
+                int(durations.sum()),
+                int(durations.min()),
+                int(durations.max()),
+            )
+        )
+    return out
+
+
+def replay_of(found: Graphs, row: int) -> tuple[int, int, int] | None:
+    """For a slice of a replay (its launch or its GPU work): (replay index, which replay of its
+    graph it is, counted from 0, the work's place in it or -1 for the launch); None otherwise."""
+    graph = int(found.graph_of[row]) if 0 <= row < len(found.graph_of) else -1
+    if graph < 0:
+        return None
+    for nth, r in enumerate(found.graphs[graph].replays):
+        replay = found.replays[r]
+        if replay.launch == row:
+            return r, nth, -1
+        at = np.flatnonzero(replay.work == row)
+        if len(at):
+            return r, nth, int(at[0])
+    return None

@@ -1,0 +1,95 @@
+"""`trace-tui summary FILE --graphs`: the CUDA/HIP graphs replayed, each with its kernels grouped
+per graph node across its replays, as text, Markdown or JSON.
+
+JSON schema: path, gpu_ns (all GPU work), graphs: [{label, replays, kernels (per replay),
+  gpu_ns, share (of all GPU work), launch_cpu_ns, nodes: [{name, node (its place in the first
+  replay, from 1), node_id (Kineto's graph node id, "" where not written), calls, total_ns,
+  avg_ns, min_ns, max_ns}] in the order of the first replay}], most GPU time first. Text lists
+  each graph's nodes most time first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..analysis.graphs import Graphs, nodes
+from ..text import counted, printable
+from ..timescale import format_duration
+from ..trace import Trace
+from .report import table_lines
+
+NONE = "no CUDA graph replays: no cudaGraphLaunch or hipGraphLaunch here started GPU work"
+HEADERS = ["Kernel", "Node", "Node id", "Calls", "Total", "Avg", "Min", "Max"]
+
+
+def as_json(trace: Trace, found: Graphs, top: int) -> bytes:
+    doc: dict[str, Any] = {
+        "path": trace.path,
+        "gpu_ns": found.gpu_ns,
+        "graphs": [
+            {
+                "label": g.label,
+                "replays": g.calls,
+                "kernels": g.kernels,
+                "gpu_ns": g.gpu_ns,
+                "share": round(found.share(g), 6),
+                "launch_cpu_ns": g.launch_cpu_ns,
+                "nodes": [
+                    {
+                        "name": n.name,
+                        "node": n.index + 1,
+                        "node_id": n.node_id,
+                        "calls": n.calls,
+                        "total_ns": n.total_ns,
+                        "avg_ns": round(n.avg_ns),
+                        "min_ns": n.min_ns,
+                        "max_ns": n.max_ns,
+                    }
+                    for n in _top(nodes(trace, found, i), top)
+                ],
+            }
+            for i, g in enumerate(found.graphs)
+        ],
+    }
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def as_text(trace: Trace, found: Graphs, top: int, markdown: bool) -> str:
+    head = printable(trace.path)
+    out = [f"### trace-tui graphs: `{head}`" if markdown else head]
+    if not found.graphs:
+        return "\n".join([*out, NONE]) + "\n"
+    graphed = sum(g.gpu_ns for g in found.graphs)
+    share = graphed / found.gpu_ns if found.gpu_ns else 0.0
+    out.append(
+        f"{counted(len(found.graphs), 'graph')}, {counted(len(found.replays), 'replay')}: "
+        f"{format_duration(graphed)} of GPU work, {share:.0%} of all"
+    )
+    for i, g in enumerate(found.graphs):
+        out.append("")
+        out.append(
+            f"{g.label}: {counted(g.calls, 'replay')} of {counted(g.kernels, 'kernel')}, "
+            f"{format_duration(g.gpu_ns)} of GPU work ({found.share(g):.0%}), launch calls "
+            f"{format_duration(g.launch_cpu_ns)}"
+        )
+        rows = [
+            [
+                printable(n.name),
+                str(n.index + 1),
+                n.node_id,
+                f"{n.calls:,}",
+                format_duration(n.total_ns),
+                format_duration(round(n.avg_ns)),
+                format_duration(n.min_ns),
+                format_duration(n.max_ns),
+            ]
+            for n in _top(sorted(nodes(trace, found, i), key=lambda n: -n.total_ns), top)
+        ]
+        out += table_lines(HEADERS, rows, markdown)
+    return "\n".join(out) + "\n"
+
+
+def _top(rows: list[Any], top: int) -> list[Any]:
+    return rows[:top] if top else rows
