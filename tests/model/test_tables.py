@@ -95,6 +95,7 @@ def test_json_rows_carry_every_value_under_its_key():
             "calls",
             "share",
             "geometry",
+            "graphs",
         }
         | WORK_JSON_KEYS
     )
