@@ -41,10 +41,18 @@ from tui.model.present.graph_report import as_text as graph_text
 from tui.model.present.info import report, summary
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
+from tui.model.present.roofline_report import (
+    NO_SHAPES,
+    headline_json,
+    summary_roofline,
+    verdict_note,
+)
 from tui.model.present.roofline_report import as_json as roofline_json
 from tui.model.present.roofline_report import as_text as roofline_text
-from tui.model.present.roofline_report import headline_json, summary_roofline, verdict_note
-from tui.model.present.tables import KERNELS, OPS, SHAPES, scope_report, table_for
+from tui.model.present.roofline_report import (
+    note as roof_note,
+)
+from tui.model.present.tables import KERNELS, OPS, SHAPES, WORK_SORTS, scope_report, table_for
 from tui.model.text import printable
 from tui.model.trace import Trace
 
@@ -279,6 +287,11 @@ def _summary(args: list[str]) -> int:
         return int(e.code or 0)
     if opts.kernels and opts.by_shape:
         return _fail("--by-shape groups the op table: not with --kernels", 2)
+    for view in ("roofline", "graphs"):
+        clash = [f for f in ("step", "kernels", "by_shape", "sort") if getattr(opts, f)]
+        if getattr(opts, view) and clash:
+            flags = ", ".join("--" + f.replace("_", "-") for f in clash)
+            return _fail(f"--{view} lists its own rows: not with {flags}", 2)
     table = table_for(opts.kernels, opts.by_shape)
     sort = opts.sort or table.default_sort
     if sort not in table.sort_keys:
@@ -315,6 +328,9 @@ def _summary(args: list[str]) -> int:
     except ValueError as e:
         return _fail(f"--peaks: {e}", 2)
     result = scope_report(trace, scope, opts.kernels, sort, roof, opts.by_shape)
+    if sort in WORK_SORTS and not any(c.key == sort for c in result.columns):
+        why = (roof_note(roof) if roof is not None else line) or NO_SHAPES
+        return _fail(f"--sort {sort}: {why}", 2)
     rows = result.rows[: opts.top] if opts.top else result.rows
     if opts.step is not None:  # the line is the whole trace's (a step's: --roofline's JSON)
         line, roof = None, None

@@ -126,3 +126,36 @@ def test_op_rows_sum_the_by_shape_rows_on_real_traces(shared, name):
     # A kernel gets at most the FLOPs of the calls it ran for.
     kernels = sum(w.flops for w in kernel_work(trace, r).values())
     assert 0 < kernels <= sum(flops for flops, _ in by_name.values())
+
+
+def test_memsets_unrun_calls_and_host_copies(tmp_path):
+    """A GEMM whose call also cleared a workspace keeps its FLOPs on its kernel; a call that
+    launched nothing (captured into a graph) is left out of the rates; a copy from the host is
+    not judged against HBM; an unnamed MI300X is known by its CUs and memory."""
+    mm = ([[N, N], [N, N]], [BF16, BF16])
+    events = _call("aten::mm", 0, *mm, [("gemm_a", 100), ("Memset (Device)", 2)], 1)
+    events[-1]["cat"] = "gpu_memset"
+    events += _call("aten::mm", 5000, *mm, [], 2)  # captured: no kernel ran
+    events += _call("aten::copy_", 9000, [[N], [N], []], [BF16, BF16, "Scalar"],
+                    [("Memcpy HtoD (Pinned -> Device)", 50)], 3)  # fmt: skip
+    events[-1]["cat"] = "gpu_memcpy"
+    device = {"name": "", "computeMajor": 9, "computeMinor": 4, "warpSize": 64, "numSms": 304,
+              "totalGlobalMem": 206141652992}  # fmt: skip
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"deviceProperties": [device], "traceEvents": events}))
+    trace = load_trace(path)
+    r = roofline(trace)
+    assert r.peaks is not None and r.peaks.device == "MI300X"
+    assert [row.name for row in r.rows] == ["aten::mm"]  # no copy_ row
+    (row,) = r.rows
+    assert (row.calls, row.gpu_ns) == (2, 102_000)
+    assert kernel_work(trace, r)["gemm_a"].flops == MM_FLOPS
+    # The rates count the call that ran: one GEMM's FLOPs over its kernels' time.
+    (kind,) = r.by_kind()
+    assert kind.flops == MM_FLOPS and r.utilisation("all", 0, 10**9).flops == MM_FLOPS
+    out = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", str(path), "--roofline"],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert f"Modelled ops: {MM_FLOPS / 1e9:,.1f} GFLOPs in 102 us" in out
+    assert "1 modelled call ran no kernels" in out

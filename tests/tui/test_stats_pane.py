@@ -409,6 +409,11 @@ async def test_s_groups_the_ops_by_input_shape_and_enter_finds_a_call_of_that_sh
         assert timeline.trace.slice_name(timeline.selected) == "aten::addmm"
         assert chosen["Input Dims"][0] == [30522] and len(timeline.matches) == 1
         await pilot.press("t", "t")  # opened again as it was left
-        assert app.query_one(StatsTable).report.table.name == "shapes"
+        table = app.query_one(StatsTable)
+        assert table.report.table.name == "shapes"
+        await pilot.press("slash", *"addmmx", "tab", "slash", "backspace", "tab")
+        assert app.query_one(StatsPane).query_one("#filter").value == "addmm"  # cursor at end
+        table.scroll_to(x=200, animate=False)
         await pilot.press("S")
-        assert app.query_one(StatsTable).report.table.name == "ops"
+        await pilot.pause()
+        assert table.report.table.name == "ops" and table.scroll_x == 0  # from its Name on

@@ -223,3 +223,13 @@ def test_by_shape_splits_an_op_by_its_input_shapes(shared):
     assert "Input Shapes" in text and "CPU min" in text and "CUDA max" in text
     both = run("summary", bert, "--by-shape", "--kernels")
     assert both.returncode == 2 and "--by-shape" in both.stderr
+
+
+def test_flags_a_view_does_not_take_are_refused(shared):
+    bert = str(shared / "tracelens" / "h100_bert_small.json.gz")
+    for flags in (["--roofline", "--step", "6"], ["--roofline", "--kernels"],
+                  ["--graphs", "--by-shape"], ["--roofline", "--sort", "tflops"]):  # fmt: skip
+        done = run("summary", bert, *flags)
+        assert done.returncode == 2 and "lists its own rows" in done.stderr and not done.stdout
+    no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--sort", "tflops")
+    assert no_shapes.returncode == 2 and "record_shapes=True" in no_shapes.stderr

@@ -196,7 +196,10 @@ class StatsPane(Vertical):
         self.query_one("#strip").toggle_class("open")
 
     def action_filter(self) -> None:
-        self.query_one("#filter", Input).focus()
+        """The filter, its cursor after what it holds (typing goes on, backspace takes back)."""
+        field = self.query_one("#filter", Input)
+        field.focus()
+        field.cursor_position = len(field.value)
 
     @guarded
     def action_toggle_kernels(self) -> None:

@@ -83,12 +83,13 @@ class StatsTable(DataTable[Text]):
     def show(self, report: ScopeReport, keep_place: bool = False) -> None:
         """New rows (a new scope or table kind: to the top, unless `keep_place`); a new kind
         starts from its default sort."""
-        if report.table.name != self.table_name:
+        new_kind = report.table.name != self.table_name
+        if new_kind:
             self.table_name = report.table.name
             self.sort_key, self.sort_column = report.sort, -1
             self.descending = report.table.column(report.sort).numeric
         self.report = report
-        self._fill()
+        self._fill(from_left=new_kind)  # another kind's columns: from its first one
         if not keep_place:
             self.action_first_row()
 
@@ -137,13 +138,14 @@ class StatsTable(DataTable[Text]):
         rows.sort(key=column.value, reverse=self.descending)
         return rows
 
-    def _fill(self, reveal: int = -1) -> None:
-        """Rows and columns again, keeping the cursor's row and the columns' scroll, or
-        scrolling column `reveal` into view (a sort by a column off to the right)."""
+    def _fill(self, reveal: int = -1, from_left: bool = False) -> None:
+        """Rows and columns again, keeping the cursor's row and the columns' scroll (unless
+        `from_left`), or scrolling column `reveal` into view (a sort by a column off to the
+        right)."""
         keep = None
         if self.row_count and 0 <= self.cursor_row < self.row_count:
             keep = self.coordinate_to_cell_key(Coordinate(self.cursor_row, 0)).row_key.value
-        across = self.scroll_offset.x  # refilling must not scroll the columns back
+        across = 0 if from_left else self.scroll_offset.x  # a refill keeps the columns' scroll
         self.clear(columns=True)
         if self.report is None:
             return

@@ -3,9 +3,9 @@ bytes of the modelled calls (roofline.py), the GPU time of their kernels, and th
 take at their roofs, so a row's TFLOP/s and % of roof are those of its calls taken together.
 
 An op row counts the modelled calls of that name. A kernel row counts only the kernels that
-were the one piece of GPU work of a modelled call: a call that ran two kernels (a GEMM and its
-split-K reduction, a backward pass of three) has FLOPs that cannot be split between them
-without guessing, so those kernels get none, and the op row still has them.
+were the one piece of GPU work of a modelled call (memsets aside): a call that ran two kernels
+(a GEMM and its split-K reduction, a backward pass of three) has FLOPs that cannot be split
+between them without guessing, so those kernels get none, and the op row still has them.
 """
 
 from __future__ import annotations
@@ -82,6 +82,7 @@ def op_work(
     rows = r.call_rows
     keep = scope.rows(trace)[rows] if scope is not None else np.ones(len(rows), bool)
     gpu = cuda_totals(trace)[1][rows].astype(np.float64)
+    keep &= gpu > 0  # a call that ran no kernel computed nothing in this trace
     names = trace.slices.name[rows].astype(np.int64)
     if not by_shape:
         return _totals(names[keep], calls, gpu, keep, trace.names.__getitem__)
@@ -99,6 +100,10 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     """Kernel name -> the kernels in the scope that were a modelled call's only GPU work."""
     att = attribute(trace)
     call = _call_of_work(trace, r)
+    # A memset beside a GEMM's kernel (cuBLAS clears its workspace) does no FLOPs: it is left
+    # out, so the GEMM kernel is still its call's only GPU work.
+    memset = np.asarray(["memset" in c.lower() for c in trace.categories] + [False])
+    call[memset[trace.slices.cat[att.work]]] = -1
     counts = np.bincount(call[call >= 0], minlength=len(r.call_rows))
     sole = (call >= 0) & (counts[np.maximum(call, 0)] == 1)
     if scope is not None:

@@ -7,6 +7,7 @@ peak (device_peaks.py) on the side of the roofline the op sits on.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,8 @@ from .perf_model import MODELLED, TRITON_PREFIX, work_of
 from .work import DTYPE_CLASS, Work
 
 SHAPES_BATCH = 32768  # events whose shape args are read at a time
+# Copies that cross PCIe or NVLink (Kineto's "Memcpy HtoD (Pinned -> Device)", HIP's names).
+HOST_COPY = re.compile(r"\b(HtoD|DtoH|HtoH|PtoP)\b|HostToDevice|DeviceToHost|HostToHost|PeerToPeer")
 
 
 @dataclass(frozen=True)
@@ -33,17 +36,23 @@ class ShapeRow:
     gpu_ns: int  # the kernels the calls caused, summed
     min_ns: int
     max_ns: int
-    starts: tuple[int, ...] = ()  # when each call began (ns), for per-step totals
+    starts: tuple[int, ...] = ()  # when each call that ran kernels began (ns), for per-step totals
     concrete: str = "[]"  # Concrete Inputs as written (scalars, flags: part of the shape key)
     types: str = "[]"  # Input type as written (a copy to bf16 and one to fp32 are two rows)
+    idle_calls: int = 0  # calls that ran no kernel (captured into a CUDA graph, say)
+
+    @property
+    def ran(self) -> int:
+        """The calls that ran kernels: FLOPs, bytes and rates are theirs."""
+        return self.calls - self.idle_calls
 
     @property
     def flops(self) -> int:
-        return self.work.flops * self.calls
+        return self.work.flops * self.ran
 
     @property
     def bytes(self) -> int:
-        return self.work.bytes * self.calls
+        return self.work.bytes * self.ran
 
     @property
     def tflops(self) -> float | None:
@@ -89,11 +98,17 @@ class Roofline:
     call_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
     call_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
 
+    @property
+    def ran(self) -> list[ShapeRow]:
+        """The rows whose calls ran kernels: a call captured into a CUDA graph, or one that
+        launched nothing, computed nothing in this trace's time, so rates and MFU leave it out."""
+        return [row for row in self.rows if row.ran]
+
     def by_kind(self) -> list[KindTotal]:
         """GEMMs, attention, elementwise: their FLOPs, kernel time and rate, and how close to
         their roofs they ran (weighted by kernel time), most time first."""
         totals: dict[str, list[float]] = {}
-        for row in self.rows:
+        for row in self.ran:
             t = totals.setdefault(row.work.kind, [0, 0, 0.0, 0.0, 0.0])
             t[0] += row.flops
             t[1] += row.gpu_ns
@@ -119,18 +134,17 @@ class Roofline:
     def dtype_class(self) -> str | None:
         """The dtype most FLOPs ran in, as the peak table names it."""
         flops: dict[str, int] = {}
-        for row in self.rows:
+        for row in self.ran:
             key = DTYPE_CLASS.get(row.work.dtype)
             if key is not None:
                 flops[key] = flops.get(key, 0) + row.flops
         return max(flops, key=lambda k: flops[k]) if flops else None
 
     def utilisation(self, name: str, t0: int, t1: int) -> Utilisation:
-        """Model FLOPs of the calls that began in [t0, t1), their rate over the window, and
-        that rate over the dense peak of the main dtype (MFU); None where no peak is known."""
-        flops = sum(
-            row.work.flops * sum(1 for t in row.starts if t0 <= t < t1) for row in self.rows
-        )
+        """Model FLOPs of the calls that began in [t0, t1) and ran kernels, their rate over
+        the window, and that rate over the dense peak of the main dtype (MFU); None where no
+        peak is known."""
+        flops = sum(row.work.flops * sum(1 for t in row.starts if t0 <= t < t1) for row in self.ran)
         rate = flops / (t1 - t0) / 1e3 if t1 > t0 else None
         dtype = self.dtype_class()
         peak = self.peaks.tflops(dtype) if self.peaks is not None and dtype else None
@@ -164,7 +178,7 @@ class Roofline:
         roof = self.roof(row.work)
         if roof is None or not row.gpu_ns:
             return None
-        return 100.0 * roof[0] * row.calls / row.gpu_ns, roof[1]
+        return 100.0 * roof[0] * row.ran / row.gpu_ns, roof[1]
 
 
 def roofline(trace: Trace, override: str | None = None) -> Roofline:
@@ -175,8 +189,23 @@ def roofline(trace: Trace, override: str | None = None) -> Roofline:
 
 
 def _peaks(trace: Trace, override: str | None) -> Peaks | None:
-    names = [str(d.get("name", "")) for d in trace.devices if d.get("name")]
-    return peaks_for(names[0] if names else "", override)
+    names = [_device_name(d) for d in trace.devices]
+    return peaks_for(next((n for n in names if n), ""), override)
+
+
+def _device_name(device: dict[str, Any]) -> str:
+    """The device's name, or for an unnamed AMD gfx942 (vLLM's ROCm traces leave the name
+    empty) the part its CU count and memory tell: 304 CUs with 192 GiB is an MI300X, with
+    256 GiB an MI325X."""
+    name = str(device.get("name", ""))
+    if name:
+        return name
+    gfx942 = (device.get("computeMajor"), device.get("computeMinor"), device.get("warpSize"))
+    if gfx942 == (9, 4, 64) and device.get("numSms") == 304:
+        memory = device.get("totalGlobalMem")
+        if isinstance(memory, int):
+            return "AMD Instinct MI325X" if memory > 220 * 2**30 else "AMD Instinct MI300X"
+    return ""
 
 
 def modelled_calls(trace: Trace) -> int:
@@ -185,12 +214,14 @@ def modelled_calls(trace: Trace) -> int:
 
 
 def _candidates(trace: Trace) -> np.ndarray:
-    """The ops the model knows that no other such op holds (that one counts their work)."""
+    """The ops the model knows that no other such op holds (that one counts their work), less
+    those whose GPU work crossed to or from the host: a copy over PCIe is not bound by HBM,
+    and the peak table has no PCIe roof, so it gets no number rather than a wrong one."""
     known = np.asarray(
         [n in MODELLED or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
     )
     tree = op_tree(trace)
-    modelled = tree.is_op & known[trace.slices.name]
+    modelled = tree.is_op & known[trace.slices.name] & ~_host_copies(trace)
     rows = np.flatnonzero(modelled)
     inside = np.zeros(len(rows), bool)
     at = tree.up[rows]
@@ -201,6 +232,21 @@ def _candidates(trace: Trace) -> np.ndarray:
         inside |= live & modelled[np.maximum(at, 0)]
         at = np.where(live, tree.up[np.maximum(at, 0)], -1)
     return rows[~inside]
+
+
+def _host_copies(trace: Trace) -> np.ndarray:
+    """Per slice row: whether it is the op that launched a copy to or from the host, or holds
+    that op."""
+    att = attribute(trace)
+    host = np.asarray([bool(HOST_COPY.search(n)) for n in trace.names] + [False], dtype=bool)
+    at = att.op[host[trace.slices.name[att.work]] & (att.op >= 0)]
+    marked = np.zeros(len(trace.slices), bool)
+    up = op_tree(trace).up
+    while len(at):
+        marked[at] = True
+        at = up[at]
+        at = at[at >= 0]
+    return marked
 
 
 def _shapes_recorded(trace: Trace) -> bool:
@@ -242,7 +288,8 @@ def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
         )
         _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))
-        starts.append(int(trace.slices.start[row]))
+        if times[-1]:
+            starts.append(int(trace.slices.start[row]))
         calls.append(row)
     order = sorted(groups, key=lambda k: (-sum(groups[k][1]), k[0], k[1], k[3]))
     rows = []
@@ -250,7 +297,10 @@ def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
         work, times, starts, _ = groups[key]
         name, dims, concrete, types = key
         at = (len(times), sum(times), min(times), max(times), tuple(starts))
-        rows.append(ShapeRow(name, dims, work, *at, concrete=concrete, types=types))
+        idle = len(times) - len(starts)
+        rows.append(
+            ShapeRow(name, dims, work, *at, concrete=concrete, types=types, idle_calls=idle)
+        )
     call_rows = [groups[k][3] for k in order]
     group = np.repeat(np.arange(len(order), dtype=np.int64), [len(c) for c in call_rows])
     flat = np.asarray([r for c in call_rows for r in c], np.int64)

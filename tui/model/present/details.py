@@ -71,6 +71,10 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
                     f"(] goes to the first): {names}{more}",
                 )
             )
+    args = trace.args(row)
+    modelled = one_call(trace, row, args) if lane.kind == "cpu" else None
+    if modelled is not None:  # before the long lists: what it computed, how fast
+        out.append(("work", _work(*modelled)))
     for label, rows in (
         ("flows to", flows_forward(trace, row)),
         ("flows from", flows_back(trace, row)),
@@ -95,10 +99,6 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     chain = ancestors(trace, row)
     if chain:
         out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))
-    args = trace.args(row)
-    modelled = one_call(trace, row, args) if lane.kind == "cpu" else None
-    if modelled is not None:
-        out.append(("work", _work(*modelled)))
     if isinstance(args, dict):
         for key, value in list(args.items())[:MAX_ARGS]:
             out.append((f"  {key}", _value(value)))

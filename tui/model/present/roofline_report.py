@@ -7,9 +7,10 @@ JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), h
   share of all GPU work time, 0..1),
   by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time), bound}],
   dtype (the peak MFU is taken of), window and steps: [{name, window_ns, flops, tflops,
-  mfu (0..1 | null)}], rows: [{name, input_dims, dtype, kind,
+  mfu (0..1 | null)}], rows: [{name, input_dims, input_types, dtype, kind,
   calls, gpu_ns, min_ns, max_ns, flops_per_call, bytes_per_call, flops_per_byte, tflops, tbs,
-  percent_of_peak, bound ("compute" | "memory" | null)}]
+  percent_of_roof, bound ("compute" | "memory" | null), idle_calls (calls that ran no kernel:
+  not in the rates)}]
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from ..analysis.roofline import (
     roofline,
 )
 from ..analysis.steps import profiled_window, step_windows
-from ..text import printable
+from ..analysis.work import DTYPE_BYTES
+from ..text import counted, printable
 from ..timescale import format_duration
 from ..trace import Trace
 from .report import table_lines
@@ -62,7 +64,10 @@ def note(r: Roofline) -> str | None:
     if not any(row.gpu_ns for row in r.rows):
         return "no GPU work under these ops: FLOPs and bytes only"
     if r.peaks is None:
-        return "unknown device: achieved rates without percentages (--peaks bf16=N,hbm=N sets them)"
+        return (
+            "unknown device: achieved rates without percentages (--peaks bf16=N,hbm=N or "
+            "TRACE_TUI_PEAKS sets them)"
+        )
     return None
 
 
@@ -126,8 +131,9 @@ def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
 
 
 def totals(r: Roofline) -> tuple[int, int, float | None]:
-    flops = sum(row.flops for row in r.rows)
-    gpu = sum(row.gpu_ns for row in r.rows)
+    """FLOPs and kernel time of the calls that ran kernels, and their rate."""
+    flops = sum(row.flops for row in r.ran)
+    gpu = sum(row.gpu_ns for row in r.ran)
     return flops, gpu, flops / gpu / 1e3 if gpu else None
 
 
@@ -174,6 +180,12 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
             f" {rate:.1f} TFLOP/s"
         )
         out += [_kind_line(k) for k in r.by_kind() if k.gpu_ns]
+    idle = sum(row.idle_calls for row in r.rows)
+    if idle:
+        out.append(
+            f"{counted(idle, 'modelled call')} ran no kernels here (captured into a CUDA graph, "
+            "or the work was elsewhere): left out of the rates and the MFU"
+        )
     share = coverage(trace, r)
     if rate is not None and share is not None:
         out.append(f"Modelled ops' kernels: {share:.0%} of GPU work time ({_unmodelled(share)})")
@@ -224,7 +236,7 @@ def _cells(r: Roofline, row: ShapeRow) -> list[str]:
     return [
         printable(row.name),
         printable(row.dims),
-        row.work.dtype.removeprefix("c10::"),
+        _dtypes(row),
         str(row.calls),
         format_duration(row.gpu_ns),
         f"{row.work.flops / 1e9:.4g}",
@@ -236,11 +248,19 @@ def _cells(r: Roofline, row: ShapeRow) -> list[str]:
     ]
 
 
+def _dtypes(row: ShapeRow) -> str:
+    """The tensors' dtypes, each once ("BFloat16/float" for a copy from fp32 to bf16)."""
+    types = orjson.loads(row.types) if row.types else []
+    named = [t.removeprefix("c10::") for t in types if isinstance(t, str) and t in DTYPE_BYTES]
+    return "/".join(dict.fromkeys(named)) or row.work.dtype.removeprefix("c10::")
+
+
 def _row_json(r: Roofline, row: ShapeRow) -> dict[str, Any]:
     share = r.percent_of_peak(row)
     return {
         "name": row.name,
         "input_dims": orjson.loads(row.dims),
+        "input_types": orjson.loads(row.types),
         "dtype": row.work.dtype,
         "kind": row.work.kind,
         "calls": row.calls,
@@ -252,6 +272,7 @@ def _row_json(r: Roofline, row: ShapeRow) -> dict[str, Any]:
         "flops_per_byte": row.work.intensity,
         "tflops": row.tflops,
         "tbs": row.tbs,
-        "percent_of_peak": share[0] if share else None,
+        "percent_of_roof": share[0] if share else None,
         "bound": share[1] if share else None,
+        "idle_calls": row.idle_calls,
     }

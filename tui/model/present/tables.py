@@ -380,6 +380,7 @@ def _size(text: str) -> float:
 
 
 OPS = _ops()
+WORK_SORTS = ("gflops", "tflops", "roof")  # the roofline's columns: shown with shapes only
 SHAPES = _ops(by_shape=True)
 KERNELS = _kernels()
 
