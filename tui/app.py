@@ -14,6 +14,7 @@ from textual.widgets import Footer, Input
 
 from tui.model.analysis.diff import TraceDiff, aligned_window, diff
 from tui.model.analysis.gaps import idle_gaps
+from tui.model.analysis.health import health
 from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import op_rows
 from tui.model.analysis.rank_compare import RankReport, compare
@@ -29,6 +30,7 @@ from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.widgets.diff_pane import DiffPane, DiffState
 from tui.widgets.error_screen import guarded
+from tui.widgets.health_screen import HealthScreen
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.load_progress import LoadProgress
 from tui.widgets.rank_view import RankView
@@ -61,6 +63,7 @@ class TraceApp(App[None]):
         Binding("question_mark", "help", "Help"),
         Binding("slash", "search", "Search"),
         Binding("t", "toggle_stats", "Stats"),
+        Binding("H", "health", "Trace health", show=False),
         # The pane's own keys, also while the timeline has the focus (the pane declares them).
         Binding("x", "pane('toggle_kernels')", show=False),
         Binding("S", "pane('toggle_shapes')", show=False),
@@ -482,6 +485,19 @@ class TraceApp(App[None]):
         timeline.set_matches(rows)
         if message.jump:
             timeline.show_longest(rows)
+
+    def action_health(self) -> None:
+        """torch's trace checks and what loading repaired; enter on an example goes to it."""
+        trace = self.trace
+        if trace is None:
+            return
+
+        def chosen(row: int | None) -> None:
+            if row is not None:
+                for timeline in self.query(Timeline):
+                    timeline.select(row)
+
+        self.push_screen(HealthScreen(trace, health(trace)), chosen)
 
     def action_help(self) -> None:
         forwarded = {"pane('toggle_kernels')", "pane('toggle_shapes')", "pane('next_scope')"}

@@ -60,9 +60,11 @@ async def test_markup_and_escapes_in_names_are_shown_literally(tmp_path):
 async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
     cut = tmp_path / "cut.json"
     cut.write_bytes((DATA / "truncated_object.json").read_bytes())
-    async with loaded(cut) as (_, app):
+    async with loaded(cut) as (pilot, app):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
         lines = str(app.query_one(TraceSummary).render()).splitlines()
-        assert lines[0].endswith("TRUNCATED")
+        assert lines[0].endswith("TRUNCATED · health: ok (H)")  # H lists the skipped event
         assert lines[1] == "skipped 1 event (1 incomplete last event)"
 
 

@@ -22,6 +22,7 @@ from tests.conftest import DATA, SHARED
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded
 from tui.app import TraceApp
+from tui.widgets.health_screen import HealthScreen
 from tui.widgets.help_screen import HelpScreen
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
@@ -55,6 +56,7 @@ def _keys() -> list[str]:
         *StatsTable.BINDINGS,
         *TraceApp.BINDINGS,
         *HelpScreen.BINDINGS,
+        *HealthScreen.BINDINGS,
     ]
     keys = {k.strip() for b in bindings for k in b.key.split(",")}  # type: ignore[union-attr]
     return sorted((keys - QUITTING) | set(EXTRA))
@@ -109,7 +111,7 @@ async def _play(pilot, keys: list[str]) -> None:
 
 async def _still_answers(pilot, app) -> None:
     """Close what a sequence opened (help, search, the pane), then the timeline takes keys."""
-    while isinstance(app.screen, HelpScreen):
+    while isinstance(app.screen, HelpScreen | HealthScreen):
         await pilot.press("escape")
     app.action_close_search()
     for pane in app.query(StatsPane):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.model.analysis.health import health
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -18,13 +19,27 @@ class TraceSummary(Static):
     """
 
     def __init__(self, trace: Trace, shown_as: str | None = None) -> None:
+        self.trace, self.shown_as = trace, shown_as
+        super().__init__(self._text(None))
+
+    def _text(self, health_line: str | None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
-        text = Text(
-            "\n".join(printable(line) for line in describe(trace, shown_as).splitlines()),
-            no_wrap=True,
-            overflow="ellipsis",
-        )
-        super().__init__(text)
+        lines = describe(self.trace, self.shown_as).splitlines()
+        if health_line is not None:
+            lines[0] += f" · {health_line}"
+        return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
+
+    def on_mount(self) -> None:
+        """The trace's health (torch's checks read some args): in a thread, then shown."""
+
+        def check() -> None:
+            line = health(self.trace).line
+            try:
+                self.app.call_from_thread(self.update, self._text(line))
+            except RuntimeError:  # the app closed meanwhile
+                return
+
+        self.run_worker(check, thread=True, group="health", exit_on_error=False)
 
 
 def describe(trace: Trace, shown_as: str | None = None) -> str:

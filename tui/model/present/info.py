@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..analysis.health import Finding, health
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
@@ -33,6 +34,7 @@ def summary(trace: Trace) -> dict[str, Any]:
         },
         "skipped": dict(trace.skipped.most_common()),
         "adjusted": dict(trace.adjusted.most_common()),
+        "health": _health_json(trace),
         "lanes": [
             {
                 "process": trace.processes[lane.process].name,
@@ -46,6 +48,32 @@ def summary(trace: Trace) -> dict[str, Any]:
             }
             for lane in trace.lanes
         ],
+    }
+
+
+def _health_json(trace: Trace) -> dict[str, Any]:
+    found = health(trace)
+
+    def finding(f: Finding) -> dict[str, Any]:
+        return {
+            "rule": f.rule,
+            "what": f.what,
+            "count": f.count,
+            "unchecked": f.unchecked,
+            "examples": [
+                {
+                    "name": trace.slice_name(r),
+                    "ts_ns": int(trace.slices.start[r]),
+                    "lane": trace.lane_of(r).name,
+                }
+                for r in f.examples
+            ],
+        }
+
+    return {
+        "line": found.line,
+        "checks": [finding(f) for f in found.checks],
+        "repairs": [finding(f) for f in found.repairs],
     }
 
 
@@ -75,6 +103,13 @@ def report(info: dict[str, Any]) -> str:
             total = sum(counts.values())
             detail = "; ".join(f"{n} {reason}" for reason, n in counts.items())
             lines.append(f"{title:<10} {total} events: {detail}")
+    found = info["health"]
+    lines.append(f"health     {found['line'].removeprefix('health: ').removesuffix(' (H)')}")
+    for f in found["checks"] + found["repairs"]:
+        rule = "" if f["rule"] == "repair" else f" [{f['rule']}]"
+        first = f["examples"][0] if f["examples"] else None
+        at = f", first: {first['name']} at +{format_duration(first['ts_ns'])}" if first else ""
+        lines.append(f"  {f['count']:>8,}  {f['what']}{rule}{at}")
     lines.append("lanes")
     width = max((len(lane["process"]) for lane in info["lanes"]), default=0)
     for lane in info["lanes"]:
