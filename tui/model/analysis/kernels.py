@@ -23,6 +23,8 @@ GEOMETRY = {
     "shared memory": "shared mem",
     "est. achieved occupancy %": "occupancy %",
 }
+# What Inductor writes on a Triton kernel's launcher event (the op that launched it).
+TRITON_CONFIG = {"num_warps": "warps", "num_stages": "stages", "kernel_kwargs": "config"}
 
 
 @dataclass(frozen=True)
@@ -95,10 +97,29 @@ def work_in_scope(trace: Trace, scope: Scope) -> np.ndarray:
 
 
 def _geometry(trace: Trace, row: int) -> dict[str, str]:
+    """Launch geometry from the kernel's args, and the Triton config from its launcher's."""
     args = trace.args(row)
-    if not isinstance(args, dict):
-        return {}
-    return {label: _short(args[key]) for key, label in GEOMETRY.items() if key in args}
+    out = {}
+    if isinstance(args, dict):
+        out = {label: _short(args[key]) for key, label in GEOMETRY.items() if key in args}
+    launcher = int(launch_op(trace)[row])
+    if launcher >= 0 and trace.slice_name(launcher).startswith("triton_"):
+        config = trace.args(launcher)
+        if isinstance(config, dict):
+            out |= {label: _short(config[k]) for k, label in TRITON_CONFIG.items() if k in config}
+    return out
+
+
+def launch_op(trace: Trace) -> np.ndarray:
+    """Per slice row: the op charged with that GPU work (-1: none, or not GPU work)."""
+
+    def find() -> np.ndarray:
+        att = attribute(trace)
+        out = np.full(len(trace.slices), -1, np.int64)
+        out[att.work] = att.op
+        return out
+
+    return trace.derive("launch_op", find)
 
 
 def _short(value: object) -> str:

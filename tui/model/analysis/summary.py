@@ -9,6 +9,7 @@ import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
+from .compiled import Compiled, compiled
 from .gaps import idle_gaps
 from .gpu_time import GpuTime
 from .graphs import graphs
@@ -66,6 +67,7 @@ class Summary:
     # (name, self bytes summed over its calls, calls), by self bytes
     top_memory_ops: list[tuple[str, int, int]] = field(default_factory=list)
     graphs: list[GraphLine] = field(default_factory=list)  # CUDA graph replays, most time first
+    compiled: Compiled | None = None  # torch.compile's regions (None: the trace has none)
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ def summarize(
     mine = launched & (launch_start >= t0) & (launch_start < t1)
     delays = s.start[att.work[mine]] - launch_start[mine]
     graph_lines = _graph_lines(trace, mine)
+    regions = compiled(trace, mine)
     all_steps = step_windows(trace)
     steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
     sync_calls, sync_ns = syncs_in(trace, t0, t1)
@@ -153,6 +156,7 @@ def summarize(
         memory_peaks,
         [(name, size, calls) for size, name, calls in by_self[:5]],
         graph_lines,
+        regions if regions.regions else None,
     )
 
 

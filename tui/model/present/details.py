@@ -8,12 +8,14 @@ from typing import Any
 import numpy as np
 
 from ..analysis.attribution import op_tree
+from ..analysis.compiled import under_region
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.graphs import graphs, replay_of
 from ..analysis.memory import counter_series
 from ..analysis.roofline import Roofline, ShapeRow, one_call
 from ..analysis.syncs import overlapping
 from ..patterns import STREAM_WAIT_NAME
+from ..text import printable
 from ..timescale import format_bytes, format_duration, format_time
 from ..trace import Trace
 from .navigate import (
@@ -55,6 +57,16 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     graph = _graph_line(trace, row)
     if graph is not None:
         out.append(graph)
+    region = under_region(trace, row) if lane.kind == "cpu" else None
+    if region is not None:
+        kernels, gpu, share, where = region
+        out.append(
+            (
+                "compiled region",
+                f"{kernels:,} kernels launched under it, {format_duration(gpu)} of GPU work, "
+                f"{share:.0%} of {printable(where)}'s",
+            )
+        )
     started = launched_work(trace, row)
     if started:
         out.append(("starts", _started(trace, started, start)))

@@ -15,6 +15,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   verdict: {label, reason},
   graphs: [{label, replays, kernels (per replay), gpu_ns, share (of the GPU work launched in the
           window)}]: CUDA/HIP graph replays (analysis/graphs.py), most GPU time first,
+  compiled: null | {kernels, gpu_ns, share (of the GPU work launched in the window), regions:
+          [{name, calls, kernels, gpu_ns}]}: torch.compile's regions (analysis/compiled.py),
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
@@ -31,10 +33,12 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import orjson
 
+from ..analysis.compiled import Compiled
 from ..analysis.summary import Summary
 from ..text import counted, printable, shown
 from ..timescale import format_bytes, format_duration
@@ -83,6 +87,14 @@ def as_json(
             }
             for g in summary.graphs
         ],
+        "compiled": None
+        if summary.compiled is None
+        else {
+            "kernels": summary.compiled.kernels,
+            "gpu_ns": summary.compiled.gpu_ns,
+            "share": round(summary.compiled.share, 6),
+            "regions": [asdict(r) for r in summary.compiled.regions],
+        },
         "memory": {
             "peaks": [
                 {
@@ -160,6 +172,8 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     ]
     if summary.graphs:
         lines.insert(7, ("CUDA graphs", _graphs_line(summary)))
+    if summary.compiled is not None:
+        lines.insert(7, ("torch.compile", _compiled_line(summary.compiled)))
     for peak in summary.memory_peaks:
         where = " ".join(
             part
@@ -191,6 +205,21 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
 
 
 GRAPHS_SHOWN = 3  # graphs named on the summary's line
+
+
+def _compiled_line(found: Compiled) -> str:
+    """How much of the GPU work compiled regions launched, and the heaviest regions."""
+    parts = [
+        f"{printable(r.name)} {counted(r.calls, 'call')}, {counted(r.kernels, 'kernel')}, "
+        f"{format_duration(r.gpu_ns)}"
+        for r in found.regions[:GRAPHS_SHOWN]
+    ]
+    more = len(found.regions) - GRAPHS_SHOWN
+    head = (
+        f"{found.share:.0%} of the GPU work ({counted(found.kernels, 'kernel')}, "
+        f"{format_duration(found.gpu_ns)}) launched in compiled regions"
+    )
+    return f"{head}: " + "; ".join(parts) + (f"; {more} more" if more > 0 else "")
 
 
 def _graphs_line(summary: Summary) -> str:

@@ -87,6 +87,7 @@ class Table:
             "memory": len(trace.memory) > 0,
             "work": work,
             "graphs": bool(graphs(trace).replays),
+            "triton": any(n.startswith("triton_") for n in trace.names),
             "json": False,
         }
         return [c for c in self.columns if c.needs is None or has[c.needs]]
@@ -309,6 +310,12 @@ _GEOMETRY = (
     ("shared_mem", "Shared mem", "shared mem"),
     ("occupancy", "Occupancy %", "occupancy %"),
 )
+# Inductor's config of a Triton kernel, from its launcher: shown for traces that have them.
+_TRITON = (
+    ("warps", "Warps", "warps"),
+    ("stages", "Stages", "stages"),
+    ("config", "Triton config", "config"),
+)
 
 
 def _kernels() -> Table:
@@ -343,6 +350,18 @@ def _kernels() -> Table:
         *(
             Column(key, header, geometry_size(label), _plain(geometry(label)), f"geometry.{label}")
             for key, header, label in _GEOMETRY
+        ),
+        *(
+            Column(
+                key,
+                header,
+                geometry_size(label),
+                _plain(geometry(label)),
+                f"geometry.{label}",
+                needs="triton",
+                numeric=key != "config",
+            )
+            for key, header, label in _TRITON
         ),
         Column(
             "graph",
