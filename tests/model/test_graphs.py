@@ -153,3 +153,8 @@ def test_the_shared_vllm_decode_is_one_replay_of_421_kernels(shared):
     assert found.share(graph) > 0.95
     row = next(o for o in op_stats(trace) if o.name.startswith("[graph #1] hipGraphLaunch"))
     assert row.cuda_total_ns == graph.gpu_ns
+
+
+def test_a_replays_kernels_are_short_only_if_all_of_them_are(trace):
+    """A 5 us kernel of a 35 us replay bought by an 8 us launch is no launch overhead."""
+    assert summarize(trace).verdict.evidence.short_work_share == 0.0

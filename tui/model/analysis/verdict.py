@@ -5,7 +5,8 @@ For a window (one profiler step, or the summary's window):
 - GPU busy: the union of GPU work over the window's wall time;
 - communication: collectives (gpu_time.py); exposed communication runs while no compute does;
 - launch cost: CPU time spent in the launch calls against the GPU time they started;
-- short work: the share of the pieces of GPU work started that ran shorter than their launch;
+- short work: the share of the pieces of GPU work started that ran shorter than their launch
+  (for a call that started several, a CUDA graph launch, their sum);
 - what the CPU does while the GPU is idle: the share of the idle time covered by DataLoader
   calls, by CPU calls that wait for the GPU, and the op or annotation names covering most of it.
 
@@ -142,13 +143,19 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
     def prefix(values: np.ndarray) -> np.ndarray:
         return np.concatenate(([0], np.cumsum(values))).astype(np.int64)
 
+    # A piece is short when all its call started ran shorter than the call: one kernel per
+    # call mostly, but a CUDA graph launch starts hundreds, and their sum is what it bought.
+    calls = np.flatnonzero(first_of_call)
+    per_call = np.add.reduceat(s.dur[work], calls) if len(calls) else np.zeros(0, np.int64)
+    bought = np.repeat(per_call, np.diff(np.r_[calls, len(work)])) if len(calls) else per_call
+
     index = _WorkIndex(
         u_start,
         u_end,
         s.start[launch],
         prefix(np.where(first_of_call, s.dur[launch], 0)),
         prefix(s.dur[work]),
-        prefix(s.dur[work] < s.dur[launch]),
+        prefix(bought < s.dur[launch]),
         prefix(first_of_call),
         s.end[work],
     )
