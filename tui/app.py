@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import ClassVar
 
+import numpy as np
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -495,7 +496,7 @@ class TraceApp(App[None]):
         def chosen(row: int | None) -> None:
             if row is not None:
                 for timeline in self.query(Timeline):
-                    timeline.select(row)
+                    timeline.show_longest(np.asarray([row], np.int64))  # selected, in view
 
         self.push_screen(HealthScreen(trace, health(trace)), chosen)
 

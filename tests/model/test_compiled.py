@@ -88,6 +88,13 @@ def test_the_summary_the_details_and_the_kernel_table_say_it(trace):
     assert dict(slice_details(trace, launcher))["  kernel_hash"] == "abc123"
 
 
+def test_the_autograd_wrapper_of_a_compiled_backward_is_no_region():
+    from tui.model.analysis.compiled import REGION
+
+    assert REGION.match("CompiledFunctionBackward") and REGION.match("CompiledFunction")
+    assert not REGION.match("autograd::engine::evaluate_function: CompiledFunctionBackward")
+
+
 def test_a_trace_without_regions_has_no_line(shared):
     plain = summarize(load_trace(shared / "tracelens" / "h100_bert_small.json.gz"))
     assert plain.compiled is None

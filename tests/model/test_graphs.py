@@ -92,6 +92,10 @@ def test_the_op_table_gets_a_row_per_graph_outside_torchs_totals(trace):
     assert (a.calls, a.self_cpu_ns, a.cpu_total_ns, a.self_cuda_ns, a.cuda_total_ns) == (
         2, 0, 16 * US, 0, 75 * US,
     )  # fmt: skip
+    # Its least and most replay (the by-shape table shows them).
+    assert (a.cpu_min_ns, a.cpu_max_ns, a.cuda_min_ns, a.cuda_max_ns) == (
+        8 * US, 8 * US, 35 * US, 40 * US,
+    )  # fmt: skip
     assert f"[{graphs(trace).graphs[0].label}] cudaGraphLaunch: 1 kernel" in rows
     report = scope_report(trace)
     assert report.totals.self_cuda_ns == 225 * US  # every kernel counted once
@@ -107,13 +111,14 @@ def test_the_summary_says_how_much_ran_in_graphs(trace):
     assert sum(g.share for g in lines) == pytest.approx(175 / 225)
     text = run("summary", trace.path, "--top", "1").stdout
     line = next(x for x in text.splitlines() if x.startswith("CUDA graphs"))
-    assert line.split(None, 2)[2].startswith("78% of the GPU work ran in 3 replays: ")
+    assert line.split(None, 2)[2].startswith("78% of all GPU work ran in 3 replays: ")
     assert "1 replay of 1 kernel, 100 us (44%)" in line
     doc = json.loads(run("summary", trace.path, "--format", "json").stdout)
     assert [g["replays"] for g in doc["graphs"]] == [1, 2]
     graphs_doc = json.loads(run("summary", trace.path, "--graphs", "--format", "json").stdout)
     second = graphs_doc["graphs"][1]
-    assert [n["name"] for n in second["nodes"]] == ["gA1", "gA2", "gA1"]
+    # Most time first, each with its place in the replay.
+    assert [(n["name"], n["node"]) for n in second["nodes"]] == [("gA2", 2), ("gA1", 1), ("gA1", 3)]
     assert second["nodes"][0]["calls"] == 2 and second["launch_cpu_ns"] == 16 * US
     text = run("summary", trace.path, "--graphs").stdout
     assert "2 graphs, 3 replays: 175 us of GPU work, 78% of all" in text
@@ -158,3 +163,17 @@ def test_the_shared_vllm_decode_is_one_replay_of_421_kernels(shared):
 def test_a_replays_kernels_are_short_only_if_all_of_them_are(trace):
     """A 5 us kernel of a 35 us replay bought by an 8 us launch is no launch overhead."""
     assert summarize(trace).verdict.evidence.short_work_share == 0.0
+
+
+def test_the_graph_column_says_when_only_some_calls_ran_in_a_graph():
+    from tui.model.analysis.kernels import KernelStat
+    from tui.model.present.tables import KERNELS
+
+    def stat(name, graphs, graphed, calls):
+        return KernelStat(name, calls, 1, 1, 1, 0.0, {}, graphs=graphs, graphed=graphed)
+
+    rows = [stat("eager", (), 0, 3), stat("some", ("graph #2",), 6, 242),
+            stat("all", ("graph #1", "graph #3"), 5, 5)]  # fmt: skip
+    column = KERNELS.column("graph")
+    assert [column.text(r, None) for r in rows] == ["", "graph #2 (6 of 242)", "graph #1 +1"]
+    assert [r.name for r in KERNELS.sort(rows, "graph")] == ["all", "some", "eager"]

@@ -64,7 +64,7 @@ async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         lines = str(app.query_one(TraceSummary).render()).splitlines()
-        assert lines[0].endswith("TRUNCATED · health: ok (H)")  # H lists the skipped event
+        assert lines[0].endswith("health: ok (H) · TRUNCATED")  # H lists the skipped event
         assert lines[1] == "skipped 1 event (1 incomplete last event)"
 
 

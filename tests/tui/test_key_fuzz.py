@@ -28,7 +28,7 @@ from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
 
-SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "15"))
+SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "9"))  # per trace; CI may ask for more
 SEED = int(os.environ.get("TRACE_TUI_FUZZ_SEED", "0"))  # another seed, other sequences
 LENGTH = 6
 CHECK_EVERY = 8  # sequences between checks that the app still answers (they take keys too)

@@ -19,13 +19,14 @@ from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
 from tui.model.present.rows import COLLAPSED, FOLDED, FULL, Row
-from tui.model.text import printable
+from tui.model.text import printable, shown
 from tui.model.timescale import format_bytes, format_duration, format_time
 from tui.widgets.error_screen import guarded
 from tui.widgets.lane_canvas import LaneCanvas
 
 ZOOM_STEP = 0.5
 VISIBLE_CELLS = 8  # a search match narrower than 2 cells is zoomed to this many
+SAID_CHARS = 160  # a message about a key: two lines of a narrow screen at most
 
 
 class Timeline(LaneCanvas):
@@ -212,8 +213,8 @@ class Timeline(LaneCanvas):
     def _said(self) -> None:
         text, self._saying = self._saying, None
         self.app.clear_notifications()
-        if text is not None:
-            self.notify(text, timeout=3, markup=False)
+        if text is not None:  # a kernel's mangled name would cover the screen: its start
+            self.notify(shown(text, SAID_CHARS), timeout=3, markup=False)
 
     def _hush(self) -> None:
         """A key did something: what an earlier one said no longer applies."""

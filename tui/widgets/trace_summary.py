@@ -25,8 +25,9 @@ class TraceSummary(Static):
     def _text(self, health_line: str | None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
         lines = describe(self.trace, self.shown_as).splitlines()
-        if health_line is not None:
-            lines[0] += f" · {health_line}"
+        if health_line is not None:  # before the device names, which may be long
+            head = lines[0].split(" · ")
+            lines[0] = " · ".join([*head[:3], health_line, *head[3:]])
         return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
 
     def on_mount(self) -> None:

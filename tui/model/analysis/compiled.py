@@ -17,9 +17,10 @@ from ..trace import Trace
 from .attribution import attribute, op_tree
 from .steps import step_windows
 
+# The autograd engine's `evaluate_function: CompiledFunctionBackward` wrapper is not one: it
+# also runs the eager work around the compiled backward (gradient accumulation, say).
 REGION = re.compile(
-    r"^(Torch-Compiled Region: \S+|## Call CompiledFxGraph \S+ ##"
-    r"|(autograd::engine::evaluate_function: )?CompiledFunction(Backward)?)$"
+    r"^(Torch-Compiled Region: \S+|## Call CompiledFxGraph \S+ ##|CompiledFunction(Backward)?)$"
 )
 
 

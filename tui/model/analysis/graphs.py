@@ -35,7 +35,7 @@ class Replay:
 class Graph:
     label: str  # "graph 3" (Kineto's graph id) or "graph #1" (the first seen, without ids)
     replays: list[int]  # indices into Graphs.replays
-    kernels: int  # pieces of GPU work a replay runs (the most any replay ran)
+    kernels: int  # kernels a replay runs, the most any replay ran (memsets and copies aside)
     gpu_ns: int  # their time over every replay
     launch_cpu_ns: int  # the launch calls' time
 
@@ -106,6 +106,7 @@ def _graphs(trace: Trace) -> Graphs:
             members.append([])
         members[g].append(len(replays))
         replays.append(Replay(int(launch[cut[i]]), rows, g))
+    kernel = np.asarray([c.lower() == "kernel" for c in trace.categories] + [False])
     found = []
     for g, label in enumerate(labels):
         mine = [replays[r] for r in members[g]]
@@ -113,7 +114,7 @@ def _graphs(trace: Trace) -> Graphs:
             Graph(
                 label,
                 members[g],
-                max(len(r.work) for r in mine),
+                max(int(kernel[s.cat[r.work]].sum()) for r in mine),
                 int(sum(int(s.dur[r.work].sum()) for r in mine)),
                 int(sum(int(s.dur[r.launch]) for r in mine)),
             )

@@ -40,6 +40,7 @@ class KernelStat:
     geometry: dict[str, str]
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
     graphs: tuple[str, ...] = ()  # the CUDA graphs its instances were replayed in (graphs.py)
+    graphed: int = 0  # its instances that ran in a graph replay
 
     @property
     def key(self) -> str:
@@ -80,6 +81,7 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
                 total / everything if everything else 0.0,
                 _geometry(trace, first),
                 graphs=tuple(found.graphs[g].label for g in np.unique(graph_of[a:b]) if g >= 0),
+                graphed=int((graph_of[a:b] >= 0).sum()),
             )
         )
     out.sort(key=lambda k: (-k.total_ns, k.name))

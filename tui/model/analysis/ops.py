@@ -177,10 +177,16 @@ def _graph_rows(trace: Trace, scope: Scope | None) -> list[OpStat]:
             mine = [r for r in mine if in_scope[r.launch]]
         if not mine:
             continue
-        gpu = sum(int(s.dur[r.work].sum()) for r in mine)
-        cpu = sum(int(s.dur[r.launch]) for r in mine)
+        gpus = [int(s.dur[r.work].sum()) for r in mine]
+        cpus = [int(s.dur[r.launch]) for r in mine]
         name = graph_row_name(graph, trace.slice_name(mine[0].launch))
-        rows.append(OpStat(name, len(mine), 0, cpu, 0, gpu))
+        rows.append(
+            OpStat(
+                name, len(mine), 0, sum(cpus), 0, sum(gpus),
+                cpu_min_ns=min(cpus), cpu_max_ns=max(cpus),
+                cuda_min_ns=min(gpus), cuda_max_ns=max(gpus),
+            )
+        )  # fmt: skip
     return rows
 
 

@@ -78,7 +78,7 @@ class GraphLine:
     replays: int
     kernels: int  # per replay
     gpu_ns: int
-    share: float  # of the GPU work launched in the window
+    share: float  # of all GPU work that ran in the window
 
 
 def step_rows(trace: Trace) -> list[StepRow]:
@@ -113,7 +113,7 @@ def summarize(
     launch_start = s.start[np.maximum(att.launch, 0)]
     mine = launched & (launch_start >= t0) & (launch_start < t1)
     delays = s.start[att.work[mine]] - launch_start[mine]
-    graph_lines = _graph_lines(trace, mine)
+    graph_lines = _graph_lines(trace, mine, t0, t1)
     regions = compiled(trace, mine)
     all_steps = step_windows(trace)
     steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
@@ -160,16 +160,18 @@ def summarize(
     )
 
 
-def _graph_lines(trace: Trace, launched_here: np.ndarray) -> list[GraphLine]:
+def _graph_lines(trace: Trace, launched_here: np.ndarray, t0: int, t1: int) -> list[GraphLine]:
     """The graphs whose replays were launched in the window (`launched_here`: per piece of GPU
-    work, whether its launch is), with their share of the GPU work launched there."""
+    work, whether its launch is), with their share of all GPU work that ran in [t0, t1) (as
+    `summary --graphs` takes it of all GPU work in the trace)."""
     found = graphs(trace)
     if not found.replays:
         return []
     att = attribute(trace)
     s = trace.slices
     here = att.work[launched_here]
-    total = int(s.dur[here].sum())
+    starts = s.start[att.work]
+    total = int(s.dur[att.work[(starts >= t0) & (starts < t1)]].sum())
     of = found.graph_of[here]
     lines = []
     for g, graph in enumerate(found.graphs):

@@ -4,8 +4,7 @@ per graph node across its replays, as text, Markdown or JSON.
 JSON schema: path, gpu_ns (all GPU work), graphs: [{label, replays, kernels (per replay),
   gpu_ns, share (of all GPU work), launch_cpu_ns, nodes: [{name, node (its place in the first
   replay, from 1), node_id (Kineto's graph node id, "" where not written), calls, total_ns,
-  avg_ns, min_ns, max_ns}] in the order of the first replay}], most GPU time first. Text lists
-  each graph's nodes most time first.
+  avg_ns, min_ns, max_ns}] most time first (`--top`: the heaviest)}], most GPU time first.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ..analysis.graphs import Graphs, nodes
+from ..analysis.graphs import Graphs, Node, nodes
 from ..text import counted, printable
 from ..timescale import format_duration
 from ..trace import Trace
@@ -47,7 +46,7 @@ def as_json(trace: Trace, found: Graphs, top: int) -> bytes:
                         "min_ns": n.min_ns,
                         "max_ns": n.max_ns,
                     }
-                    for n in _top(nodes(trace, found, i), top)
+                    for n in _top(_heaviest(trace, found, i), top)
                 ],
             }
             for i, g in enumerate(found.graphs)
@@ -85,10 +84,15 @@ def as_text(trace: Trace, found: Graphs, top: int, markdown: bool) -> str:
                 format_duration(n.min_ns),
                 format_duration(n.max_ns),
             ]
-            for n in _top(sorted(nodes(trace, found, i), key=lambda n: -n.total_ns), top)
+            for n in _top(_heaviest(trace, found, i), top)
         ]
         out += table_lines(HEADERS, rows, markdown)
     return "\n".join(out) + "\n"
+
+
+def _heaviest(trace: Trace, found: Graphs, graph: int) -> list[Node]:
+    """A graph's nodes, most time first (then in the order of its first replay)."""
+    return sorted(nodes(trace, found, graph), key=lambda n: (-n.total_ns, n.index))
 
 
 def _top(rows: list[Any], top: int) -> list[Any]:

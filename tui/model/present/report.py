@@ -13,8 +13,8 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
           top_self_allocations [{name, bytes (summed over its calls), calls}],
   verdict: {label, reason},
-  graphs: [{label, replays, kernels (per replay), gpu_ns, share (of the GPU work launched in the
-          window)}]: CUDA/HIP graph replays (analysis/graphs.py), most GPU time first,
+  graphs: [{label, replays, kernels (per replay), gpu_ns, share (of all GPU work that ran in
+          the window)}]: CUDA/HIP graph replays (analysis/graphs.py), most GPU time first,
   compiled: null | {kernels, gpu_ns, share (of the GPU work launched in the window), regions:
           [{name, calls, kernels, gpu_ns}]}: torch.compile's regions (analysis/compiled.py),
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
@@ -226,7 +226,7 @@ def _graphs_line(summary: Summary) -> str:
     """How much of the GPU work ran in graph replays, and the heaviest graphs."""
     share = sum(g.share for g in summary.graphs)
     replays = sum(g.replays for g in summary.graphs)
-    head = f"{share:.0%} of the GPU work ran in {counted(replays, 'replay')}"
+    head = f"{share:.0%} of all GPU work ran in {counted(replays, 'replay')}"
     parts = [
         f"{g.label} {counted(g.replays, 'replay')} of {counted(g.kernels, 'kernel')}, "
         f"{format_duration(g.gpu_ns)} ({g.share:.0%})"

@@ -366,7 +366,7 @@ def _kernels() -> Table:
         Column(
             "graph",
             "Graph",
-            _graph_label,
+            _graph_sort,
             _plain(_graph_label),
             "graphs",
             needs="graphs",
@@ -380,10 +380,17 @@ def _kernels() -> Table:
 
 
 def _graph_label(r: KernelStat) -> str:
-    """The CUDA graph it was replayed in ("graph #1"), "+N" for more; "" when never."""
+    """The CUDA graph it was replayed in ("graph #1"), "+N" for more, and how many of its calls
+    ran there when not all did ("graph #2 (6 of 242)"); "" when never."""
     if not r.graphs:
         return ""
-    return r.graphs[0] + (f" +{len(r.graphs) - 1}" if len(r.graphs) > 1 else "")
+    label = r.graphs[0] + (f" +{len(r.graphs) - 1}" if len(r.graphs) > 1 else "")
+    return label if r.graphed == r.calls else f"{label} ({r.graphed:,} of {r.calls:,})"
+
+
+def _graph_sort(r: KernelStat) -> str:
+    """Kernels replayed in graphs first (A to Z), the others after."""
+    return _graph_label(r) or "\uffff"
 
 
 def _size(text: str) -> float:
