@@ -87,3 +87,10 @@ def test_a_json_trace_starting_with_a_newline_still_loads(tmp_path):
     path.write_text("\n" + json.dumps({"traceEvents": events}))
     done = run("info", str(path))
     assert done.returncode == 0, done.stderr
+
+
+def test_a_folder_of_protobuf_traces_says_so(tmp_path):
+    (tmp_path / "rank0.pftrace").write_bytes(_trace())
+    done = run("info", str(tmp_path))
+    assert done.returncode == 1
+    assert "folder holds Perfetto protobuf traces (rank0.pftrace), no JSON" in done.stderr

@@ -15,11 +15,13 @@ PACKET_TAG = 0x0A  # field 1 (`packet`), wire type 2
 _WIRE_TYPES = {0, 1, 2, 5}  # varint, 64-bit, length-delimited, 32-bit
 PACKETS_CHECKED = 3  # whole packets that must parse (fewer when the head ends first)
 
-MESSAGE = (
-    "a Perfetto protobuf trace (.pftrace), not Chrome JSON: trace-tui reads JSON traces; "
-    "export one with a .json name (torch: prof.export_chrome_trace('trace.json')), or convert "
-    "this one with Perfetto's `traceconv json FILE trace.json`"
+HOW = (
+    "trace-tui reads JSON traces; export one with a .json name (torch: "
+    "prof.export_chrome_trace('trace.json')), or convert with Perfetto's "
+    "`traceconv json FILE trace.json`"
 )
+MESSAGE = f"a Perfetto protobuf trace (.pftrace), not Chrome JSON: {HOW}"
+SUFFIXES = (".pftrace", ".pftrace.gz", ".perfetto-trace")
 
 
 def looks_like_perfetto(head: bytes) -> bool:

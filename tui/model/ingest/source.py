@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from ..errors import TraceError
+from .perfetto_sniff import HOW, looks_like_perfetto
 from .perfetto_sniff import MESSAGE as PERFETTO_MESSAGE
-from .perfetto_sniff import looks_like_perfetto
+from .perfetto_sniff import SUFFIXES as PERFETTO_SUFFIXES
 
 GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -110,6 +111,12 @@ def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
     if stat.S_ISDIR(st.st_mode):
         traces, others = scan_folder(p)
         if not traces:
+            protobuf = sorted(q.name for q in p.iterdir() if q.name.endswith(PERFETTO_SUFFIXES))
+            if protobuf:
+                names = ", ".join(protobuf[:3]) + (" ..." if len(protobuf) > 3 else "")
+                raise TraceError(
+                    str(path), f"folder holds Perfetto protobuf traces ({names}), no JSON: {HOW}"
+                )
             raise TraceError(str(path), no_traces_reason(others))
         return traces[0], str(p)
     return p, None
