@@ -103,6 +103,16 @@ def test_library_gemms_unary_ops_rms_norm_and_reductions():
     rows = work_of("aten::mean", args([[10, 8, 7, 7], [], [], []], [BF16, "ScalarList", "Scalar",
                                       ""], ["", "[-1, -2]", "True", ""]))  # fmt: skip
     assert rows.bytes == (10 * 8 * 49 + 10 * 8) * 2  # the output is [10, 8, 1, 1]
+    e = 4 * 197 * 768
+    ln = work_of("aten::layer_norm", args([[4, 197, 768], [], [768], [768], [], []],
+                 [BF16, "ScalarList", BF16, BF16, "Scalar", "Scalar"],
+                 ["", "[768]", "", "", "1e-12", "True"]))  # fmt: skip
+    assert (ln.kind, ln.flops, ln.bytes) == (NORM, 5 * e + 6 * 768, (2 * e + 6 * 768) * 2)
+    bn = work_of("aten::native_batch_norm", args([[10, 64, 56, 56], [64], [64], [64], [64]],
+                 [BF16] * 5))  # fmt: skip
+    assert bn.flops == 5 * 10 * 64 * 56 * 56 + 6 * 64  # over dim 1's 64 channels
+    back = work_of("aten::native_batch_norm_backward", args([[10, 64, 56, 56]] * 2, [BF16] * 2))
+    assert (back.flops, back.bytes) == (9 * 2007040, (3 * 2007040 + 4 * 64) * 2)
 
 
 def test_the_peak_table_and_the_override(monkeypatch):
@@ -140,6 +150,7 @@ SHEETS = (
     "BinaryElementwise.csv",
     "UnaryElementwise.csv",
     "RMSNorm_fwd.csv",
+    "Normalization.csv",
     "Reduce_fwd.csv",
     "CONV_fwd.csv",
     "CONV_bwd.csv",

@@ -9,6 +9,11 @@ their FLOPs are counted as TraceLens counts them, so the two compare.
   `_fused_rms_norm`), rows M of N channels: 4MN + 2M FLOPs (square, sum, mean and rsqrt per row,
   normalise, scale), MN more for the fused residual add; bytes: every [.., N] tensor it reads
   or writes (the output too, when it returns it) and the [N] weight.
+- Layer and batch norm forward (`layer_norm`, `native_layer_norm`, `batch_norm`,
+  `native_batch_norm`, cuDNN's and MIOpen's), E input elements over N channels (the
+  normalised shape, or dim 1): 5E + 6N FLOPs, (2E + 6N) elements moved, as TraceLens counts;
+  batch norm backward: 9E FLOPs, 3E + 4N elements (grad_out and input read, grad_input written,
+  and the per-channel statistics and gradients).
 - Reductions (`sum`, `mean`, `amax`, `amin`) over `dim` (all dims when empty or absent): one
   FLOP per input element; bytes: the input and the output. TraceLens writes the output as one
   element whatever `dim` is; here it has the shape `dim` leaves, so a reduction over one axis
@@ -38,7 +43,12 @@ RMS_NORM = {
     "aten::_fused_rms_norm": True,
 }
 REDUCE = {"aten::sum", "aten::mean", "aten::amax", "aten::amin"}
-MODELLED = UNARY | set(RMS_NORM) | REDUCE
+LAYER_NORM = {"aten::layer_norm", "aten::native_layer_norm"}
+BATCH_NORM = {f"aten::{lib}batch_norm" for lib in ("", "native_", "cudnn_", "miopen_")}
+BATCH_NORM_BACKWARD = {
+    f"aten::{lib}batch_norm_backward" for lib in ("native_", "cudnn_", "miopen_")
+}
+MODELLED = UNARY | set(RMS_NORM) | REDUCE | LAYER_NORM | BATCH_NORM | BATCH_NORM_BACKWARD
 
 
 def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
@@ -48,7 +58,31 @@ def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work
         return _rms_norm(name, dims, types)
     if name in REDUCE:
         return _reduce(dims, types, concrete)
+    if name in LAYER_NORM or name in BATCH_NORM:
+        return _norm(name, dims, types, concrete)
+    if name in BATCH_NORM_BACKWARD:
+        elements, channels = count(dims[0]), dims[0][1]
+        moved = (3 * elements + 4 * channels) * size(types[0])
+        return Work(NORM, 9 * elements, moved, types[0])
     return None
+
+
+def _norm(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
+    """Layer norm normalises over the shape it is given (Concrete Inputs[1], "[768]"), batch
+    norm over dim 1's channels."""
+    shape = dims[0]
+    if not isinstance(shape, list) or len(shape) < 2:
+        return None
+    if name in LAYER_NORM:
+        given = _axes(concrete[1] if isinstance(concrete, list) and len(concrete) > 1 else "")
+        if not given or given != shape[-len(given) :]:
+            return None
+        channels = count(given)
+    else:
+        channels = shape[1]
+    elements = count(shape)
+    moved = (2 * elements + 6 * channels) * size(types[0])
+    return Work(NORM, 5 * elements + 6 * channels, moved, types[0])
 
 
 def _unary(name: str, dims: list[Any], types: list[str]) -> Work | None:
