@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
+from tui.model.analysis.call_tree import bottom_up, call_tree
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.graphs import graphs
 from tui.model.analysis.rank_compare import compare
@@ -53,12 +54,15 @@ from tui.model.present.roofline_report import (
     note as roof_note,
 )
 from tui.model.present.tables import KERNELS, OPS, SHAPES, WORK_SORTS, scope_report, table_for
+from tui.model.present.tree_report import as_json as tree_json
+from tui.model.present.tree_report import as_text as tree_text
 from tui.model.text import printable
 from tui.model.trace import Trace
 
 if TYPE_CHECKING:
     from tui.app import TraceApp
 
+TREE_MIN_SHARE = 0.01  # --tree leaves out nodes under 1% of the root (counted)
 PROG = "trace-tui"
 # The trace opened when no file is named: one our own backend made, shipped in the package.
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -184,6 +188,25 @@ def _summary_parser() -> argparse.ArgumentParser:
         "input shapes (needs record_shapes=True)",
     )
     parser.add_argument(
+        "--tree",
+        action="store_true",
+        help="where the time goes as a call tree (Python frames, modules, annotations, ops)",
+    )
+    parser.add_argument(
+        "--weight",
+        choices=("cpu", "gpu"),
+        help="--tree by CPU time or by the GPU time of the ops under each node (default: gpu "
+        "when the trace has GPU work)",
+    )
+    parser.add_argument(
+        "--view",
+        choices=("top-down", "bottom-up", "modules"),
+        default="top-down",
+        help="--tree: callers to callees, each frame's callers by its self time, or only "
+        "nn.Module frames",
+    )
+    parser.add_argument("--depth", type=int, default=12, help="--tree: levels shown (default 12)")
+    parser.add_argument(
         "--graphs",
         action="store_true",
         help="the CUDA/HIP graphs replayed, each with its kernels per graph node (--top: nodes "
@@ -287,7 +310,7 @@ def _summary(args: list[str]) -> int:
         return int(e.code or 0)
     if opts.kernels and opts.by_shape:
         return _fail("--by-shape groups the op table: not with --kernels", 2)
-    for view in ("roofline", "graphs"):
+    for view in ("roofline", "graphs", "tree"):
         clash = [f for f in ("step", "kernels", "by_shape", "sort") if getattr(opts, f)]
         if getattr(opts, view) and clash:
             flags = ", ".join("--" + f.replace("_", "-") for f in clash)
@@ -308,6 +331,8 @@ def _summary(args: list[str]) -> int:
         return 1
     if opts.roofline:
         return _roofline(trace, opts)
+    if opts.tree:
+        return _tree(trace, opts)
     if opts.graphs:
         found = graphs(trace)
         if opts.format == "json":
@@ -415,6 +440,23 @@ def _diff(args: list[str]) -> int:
         f"most grown: {rows}"
     )
     return 3
+
+
+def _tree(trace: Trace, opts: argparse.Namespace) -> int:
+    if opts.depth < 1:
+        return _fail("--depth must be 1 or more", 2)
+    weight = opts.weight or ("gpu" if trace.kind_mask("gpu").any() else "cpu")
+    if opts.view == "bottom-up":
+        tree = bottom_up(trace, weight=weight)
+    else:
+        tree = call_tree(trace, weight=weight, modules=opts.view == "modules")
+    if opts.format == "json":
+        sys.stdout.buffer.write(tree_json(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE))
+    else:
+        markdown = opts.format == "markdown"
+        text = tree_text(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE, markdown)
+        sys.stdout.write(text)
+    return 0
 
 
 def _roofline(trace: Trace, opts: argparse.Namespace) -> int:

@@ -1,0 +1,230 @@
+"""Where the time goes, as a tree: the CPU slices of a scope merged by call path (the chain of
+names from a lane's top: Python frames, modules, annotations, ops), each node with its total
+and self time by CPU, or by the GPU time attributed to the ops under it (the op table's
+Self CUDA: kernel -> launch -> the op around the launch).
+
+- Top-down: a node's total is the time of the slices on its path, its self that total less its
+  children's; the root's total is the scope's.
+- Bottom-up: the callers of each frame, weighted by its self time, so the heaviest leaves come
+  first and their call paths follow.
+- Modules: the same tree with only `nn.Module: Name` frames kept (each under its nearest module
+  above), so "which layer costs most GPU time" has one answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import numpy.typing as npt
+
+from ..trace import Trace
+from .attribution import cuda_totals
+from .scope import Scope
+
+I64 = npt.NDArray[np.int64]
+MODULE = "nn.Module: "
+ROOT = "(all)"
+
+
+@dataclass(frozen=True)
+class CallTree:
+    """Nodes 1..n; node 0 is the root. Per node: its parent, name id (-1 for the root), call
+    count, total and self weight (ns), and its longest slice (to jump to)."""
+
+    parent: I64
+    name: I64
+    calls: I64
+    total: I64
+    self_: I64
+    longest: I64  # a slice row (-1 for the root)
+    names: list[str]
+    weight: str  # "cpu" or "gpu"
+
+    def children(self, node: int) -> list[int]:
+        """Heaviest first."""
+        return self._children.get(node, [])
+
+    @cached_property
+    def _children(self) -> dict[int, list[int]]:
+        found: dict[int, list[int]] = {}
+        order = np.lexsort((np.arange(len(self.parent)), -self.total)).tolist()
+        for child in order:  # heaviest first, then in the order they were found
+            if child:
+                found.setdefault(int(self.parent[child]), []).append(child)
+        return found
+
+    def label(self, node: int) -> str:
+        return ROOT if node == 0 else self.names[int(self.name[node])]
+
+    def heaviest_path(self) -> list[int]:
+        """From the root down the heaviest child each time."""
+        path, node = [0], 0
+        while True:
+            kids = self.children(node)
+            if not kids or not self.total[kids[0]]:
+                return path
+            node = kids[0]
+            path.append(node)
+
+    def path(self, node: int) -> list[int]:
+        out = []
+        while node > 0:
+            out.append(node)
+            node = int(self.parent[node])
+        return out[::-1]
+
+
+def call_tree(
+    trace: Trace, scope: Scope | None = None, weight: str = "cpu", modules: bool = False
+) -> CallTree:
+    """Remembered per scope, weight and view, as the pane asks again."""
+    key = f"call_tree {scope} {weight} {modules}"
+    return trace.derive(key, lambda: _call_tree(trace, scope, weight, modules))
+
+
+def bottom_up(trace: Trace, scope: Scope | None = None, weight: str = "cpu") -> CallTree:
+    """Each frame's callers: roots are names weighted by their self time summed over every
+    call path; a node's children are the frames that called it there."""
+    key = f"bottom_up {scope} {weight}"
+    return trace.derive(key, lambda: _bottom_up(trace, scope, weight))
+
+
+def _rows(trace: Trace, scope: Scope | None, modules: bool) -> tuple[I64, I64]:
+    """The CPU slices counted, and each one's parent among them (-1: a top)."""
+    s = trace.slices
+    keep = trace.kind_mask("cpu")
+    if scope is not None:
+        keep &= scope.rows(trace)
+    if modules:
+        is_module = np.asarray([n.startswith(MODULE) for n in trace.names] + [False])
+        keep &= is_module[s.name]
+    up = s.parent.astype(np.int64).copy()
+    # Up through slices not counted (out of scope, or not modules) to the nearest counted one.
+    climb = np.flatnonzero(keep & (up >= 0))
+    climb = climb[~keep[up[climb]]]
+    while len(climb):
+        up[climb] = s.parent[up[climb]]
+        climb = climb[(up[climb] >= 0) & ~keep[np.maximum(up[climb], 0)]]
+    rows = np.flatnonzero(keep)
+    return rows, up
+
+
+def _weights(trace: Trace, weight: str, rows: I64, up: I64) -> tuple[I64, I64]:
+    """(total, self) per counted slice row (indexed by slice row): a slice's total is its
+    duration, or the GPU time charged to it and to every slice inside it; its self is that
+    less its counted children's totals (in the module view, the modules inside it)."""
+    s = trace.slices
+    n = len(s)
+    if weight == "gpu":
+        total = cuda_totals(trace)[0].astype(np.int64)  # Self CUDA of each op (0 elsewhere)
+        cpu = np.flatnonzero(trace.kind_mask("cpu") & (s.parent >= 0))
+        for depth in np.unique(s.depth[cpu])[::-1].tolist():  # deepest first, up the tree
+            level = cpu[s.depth[cpu] == depth]
+            np.add.at(total, s.parent[level], total[level])
+    else:
+        total = s.dur.astype(np.int64).copy()
+    inside = np.zeros(n, np.int64)
+    has = rows[up[rows] >= 0]
+    np.add.at(inside, up[has], total[has])
+    return total, total - inside
+
+
+def _call_tree(trace: Trace, scope: Scope | None, weight: str, modules: bool) -> CallTree:
+    s = trace.slices
+    rows, up = _rows(trace, scope, modules)
+    total, own = _weights(trace, weight, rows, up)
+    node = np.full(len(s), -1, np.int64)
+    width = len(trace.names) + 1
+    parents: list[I64] = [np.asarray([-1])]
+    names: list[I64] = [np.asarray([-1])]
+    count = 1
+    # Level by level from the tops: a slice's node is (its parent's node, its name).
+    level = rows[up[rows] < 0]
+    above = np.zeros(len(level), np.int64)  # the root
+    has_up = rows[up[rows] >= 0]
+    marked = np.zeros(len(s), bool)
+    while len(level):
+        keys = above * width + s.name[level]
+        found, index = np.unique(keys, return_inverse=True)
+        node[level] = count + index
+        parents.append(found // width)
+        names.append(found % width)
+        count += len(found)
+        marked[level] = True
+        below = has_up[marked[up[has_up]]]
+        marked[level] = False
+        above = node[up[below]]
+        level = below
+    parent, name = np.concatenate(parents), np.concatenate(names)
+    return _sums(trace, rows, node, parent, name, total, own, weight, count)
+
+
+def _sums(
+    trace: Trace,
+    rows: I64,
+    node: I64,
+    parent: I64,
+    name: I64,
+    total: I64,
+    own: I64,
+    weight: str,
+    count: int,
+) -> CallTree:
+    s = trace.slices
+    at = node[rows]
+    calls = np.bincount(at, minlength=count).astype(np.int64)
+    totals = np.bincount(at, weights=total[rows], minlength=count).astype(np.int64)
+    selfs = np.bincount(at, weights=own[rows], minlength=count).astype(np.int64)
+    tops = rows[parent[at] == 0]
+    totals[0] = int(total[tops].sum())
+    longest = np.full(count, -1, np.int64)
+    order = rows[np.lexsort((s.dur[rows], at))]  # by node, then shortest first
+    longest[node[order]] = order  # the last written, the longest, wins
+    return CallTree(parent, name, calls, totals, selfs, longest, trace.names, weight)
+
+
+def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:
+    s = trace.slices
+    rows, up = _rows(trace, scope, False)
+    _, own = _weights(trace, weight, rows, up)
+    rows = rows[own[rows] != 0]
+    width = len(trace.names) + 1
+    parents: list[I64] = [np.asarray([-1])]
+    names: list[I64] = [np.asarray([-1])]
+    calls_of: list[I64] = [np.asarray([0])]
+    sums: list[I64] = [np.asarray([int(own[rows].sum())])]
+    longest_of: list[I64] = [np.asarray([-1])]
+    count = 1
+    # Each slice's self weight goes up its chain of callers: level k is its k-th ancestor.
+    frame = rows.copy()
+    above = np.zeros(len(rows), np.int64)
+    weights = own[rows]
+    while len(frame):
+        keys = above * width + s.name[frame]
+        found, index = np.unique(keys, return_inverse=True)
+        parents.append(found // width)
+        names.append(found % width)
+        calls_of.append(np.bincount(index, minlength=len(found)).astype(np.int64))
+        sums.append(np.bincount(index, weights=weights, minlength=len(found)).astype(np.int64))
+        pick = np.full(len(found), -1, np.int64)
+        order = np.lexsort((s.dur[frame], index))
+        pick[index[order]] = frame[order]
+        longest_of.append(pick)
+        here = count + index
+        count += len(found)
+        caller = up[frame]
+        go = caller >= 0
+        frame, above, weights = caller[go], here[go], weights[go]
+    total = np.concatenate(sums)
+    return CallTree(
+        np.concatenate(parents),
+        np.concatenate(names),
+        np.concatenate(calls_of),
+        total,
+        total.copy(),  # a caller's share of the frame's self time: all of it is "self" here
+        np.concatenate(longest_of),
+        trace.names,
+        weight,
+    )

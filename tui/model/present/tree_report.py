@@ -1,0 +1,114 @@
+"""`trace-tui summary FILE --tree`: the call tree (analysis/call_tree.py) to a depth, as text,
+Markdown or JSON.
+
+Text and Markdown print a node per line, indented by depth, heaviest first; a chain of frames
+that each hold all of their parent's weight (the Python wrappers above `forward`) is one line,
+`first › … › last (+N frames)`, and counts as one level. Nodes under `min_share` of the root
+are left out, counted.
+
+JSON schema: path, weight ("cpu" | "gpu"), view ("top-down" | "bottom-up" | "modules"),
+  root: {name, total_ns, self_ns, calls, children: [...]} to `depth` levels (every node, no
+  chains joined; children under min_share of the root left out, `hidden` counts them).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ..analysis.call_tree import CallTree
+from ..text import printable
+from ..timescale import format_duration
+from ..trace import Trace
+from .report import table_lines
+
+HEADERS = ["Total", "%", "Self", "Calls", "Name"]
+CHAIN_SHOWN = 3  # a longer joined chain shows its first and last names only
+
+
+def chain(tree: CallTree, node: int) -> list[int]:
+    """`node` and the frames below it that each hold all of their parent's weight."""
+    out = [node]
+    while True:
+        kids = [k for k in tree.children(out[-1]) if tree.total[k]]
+        if len(kids) != 1 or tree.total[kids[0]] != tree.total[out[-1]] or tree.self_[out[-1]]:
+            return out
+        out.append(kids[0])
+
+
+def chain_label(tree: CallTree, nodes: list[int]) -> str:
+    if len(nodes) <= CHAIN_SHOWN:
+        return " › ".join(tree.label(n) for n in nodes)
+    hidden = len(nodes) - 2
+    return f"{tree.label(nodes[0])} › … › {tree.label(nodes[-1])} (+{hidden} frames)"
+
+
+def as_text(
+    trace: Trace, tree: CallTree, view: str, depth: int, min_share: float, markdown: bool
+) -> str:
+    head = f"{printable(trace.path)}: {view} call tree by {tree.weight.upper()} time"
+    out = [f"### trace-tui tree: `{head}`" if markdown else head]
+    root = int(tree.total[0])
+    if not root:
+        out.append(f"no {tree.weight.upper()} time in this scope")
+        return "\n".join(out) + "\n"
+    rows: list[list[str]] = []
+
+    def walk(node: int, level: int) -> None:
+        nodes = chain(tree, node) if node else [0]
+        last = nodes[-1]
+        indent = "  " * level
+        rows.append(_cells(tree, last, root, indent + chain_label(tree, nodes)))
+        if level + 1 >= depth:
+            return
+        kids = [k for k in tree.children(last) if tree.total[k]]
+        shown = [k for k in kids if tree.total[k] >= min_share * root]
+        for k in shown:
+            walk(k, level + 1)
+        if len(kids) > len(shown):
+            rest = sum(int(tree.total[k]) for k in kids[len(shown) :])
+            more = f"{indent}  ({len(kids) - len(shown)} more, {format_duration(rest)})"
+            rows.append(["", "", "", "", more])
+
+    walk(0, 0)
+    if markdown:
+        out += table_lines(HEADERS, rows, markdown)
+    else:  # numbers in fixed columns, the names after them in full, indented
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS[:4])]
+        for row in [HEADERS, *rows]:
+            cells = "  ".join(c.rjust(w) for c, w in zip(row[:4], widths, strict=True))
+            out.append(f"{cells}  {row[4]}".rstrip())
+    return "\n".join(out) + "\n"
+
+
+def _cells(tree: CallTree, node: int, root: int, name: str) -> list[str]:
+    total = int(tree.total[node])
+    return [
+        format_duration(total),
+        f"{total / root:.1%}",
+        format_duration(int(tree.self_[node])),
+        f"{int(tree.calls[node]):,}" if node else "",
+        printable(name),
+    ]
+
+
+def as_json(trace: Trace, tree: CallTree, view: str, depth: int, min_share: float) -> bytes:
+    root = int(tree.total[0])
+
+    def node_json(node: int, level: int) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": tree.label(node),
+            "total_ns": int(tree.total[node]),
+            "self_ns": int(tree.self_[node]),
+            "calls": int(tree.calls[node]),
+        }
+        if level + 1 < depth:
+            kids = [k for k in tree.children(node) if tree.total[k]]
+            shown = [k for k in kids if tree.total[k] >= min_share * root]
+            out["children"] = [node_json(k, level + 1) for k in shown]
+            out["hidden"] = len(kids) - len(shown)
+        return out
+
+    doc = {"path": trace.path, "weight": tree.weight, "view": view, "root": node_json(0, 0)}
+    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
