@@ -41,12 +41,15 @@ from tui.widgets.stats_table import StatsTable
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
+from tui.widgets.tree_pane import TreePane
 
 _PROGRESS_EVERY_S = 0.25
 # Keys the table and the timeline inherit from Textual, listed in the help.
 _PAGING: list[BindingType] = [
     Binding("pageup,pagedown", "noop", "Scroll a page"),
 ]
+# The tree widget's own keys, as the help lists them.
+_TREE_KEYS = Binding("space", "noop", "Open or close a node; enter goes to its longest slice")
 
 
 class LoadCancelled(Exception):
@@ -65,6 +68,7 @@ class TraceApp(App[None]):
         Binding("slash", "search", "Search"),
         Binding("t", "toggle_stats", "Stats"),
         Binding("H", "health", "Trace health", show=False),
+        Binding("T", "toggle_tree", "Call tree"),
         # The pane's own keys, also while the timeline has the focus (the pane declares them).
         Binding("x", "pane('toggle_kernels')", show=False),
         Binding("S", "pane('toggle_shapes')", show=False),
@@ -386,6 +390,8 @@ class TraceApp(App[None]):
             return
         if self.query(StatsPane):
             self.action_toggle_stats()  # one pane at a time
+        for tree in self.query(TreePane):
+            self._close_pane(tree)
         self.query_one("#details").display = False
         pane = DiffPane(self.changes, self._diff_state)
         self.mount(pane, after=self.query_one("#details"))
@@ -421,6 +427,8 @@ class TraceApp(App[None]):
                 ruler.show(message.window, message.gutter, timeline.cells_width, message.marked)
         for pane in self.query(StatsPane):
             pane.follow(message.window, pane.selected, message.marked)
+        for tree in self.query(TreePane):
+            tree.follow(message.window, tree.selected, message.marked)
 
     @guarded
     def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
@@ -438,11 +446,39 @@ class TraceApp(App[None]):
                 details.clear()
         for pane in self.query(StatsPane):
             pane.follow(message.window, message.slice, pane.marked)
+        for tree in self.query(TreePane):
+            tree.follow(message.window, message.slice, tree.marked)
+
+    def action_toggle_tree(self) -> None:
+        """The call tree pane, in the stats pane's place (one pane at a time)."""
+        if self.trace is None:
+            return
+        panes = self.query(TreePane)
+        if panes:
+            self._close_pane(panes.first())
+            return
+        self._close_other_panes()
+        self.query_one("#details").display = False
+        timeline = self.query_one(Timeline)
+        pane = TreePane(self.trace, timeline.window, timeline.selected, timeline.marked)
+        self.mount(pane, after=self.query_one("#details"))
+
+    def _close_other_panes(self) -> None:
+        if self.query(DiffPane):
+            self.action_toggle_diff()
+        if self.query(StatsPane):
+            self.action_toggle_stats()
 
     @guarded
+    def on_tree_pane_node_chosen(self, message: TreePane.NodeChosen) -> None:
+        for timeline in self.query(Timeline):
+            timeline.show_longest(np.asarray([message.row], np.int64))
+
     def action_toggle_stats(self) -> None:
         if self.trace is None:
             return
+        for tree in self.query(TreePane):
+            self._close_pane(tree)  # one pane at a time
         if self.query(DiffPane):
             self.action_toggle_diff()  # one pane at a time
         panes = self.query(StatsPane)
@@ -523,6 +559,7 @@ class TraceApp(App[None]):
             ),
             ("Timeline", Timeline.BINDINGS),
             ("Stats pane (t)", [*StatsPane.BINDINGS, *StatsTable.BINDINGS, *_PAGING]),
+            ("Call tree (T)", [*TreePane.BINDINGS, _TREE_KEYS]),
             ("Anywhere", [b for b in self.BINDINGS if own(b)]),
         ]
         self.push_screen(HelpScreen(sections))

@@ -27,6 +27,7 @@ from tui.widgets.help_screen import HelpScreen
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
+from tui.widgets.tree_pane import TreePane
 
 SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "9"))  # per trace; CI may ask for more
 SEED = int(os.environ.get("TRACE_TUI_FUZZ_SEED", "0"))  # another seed, other sequences
@@ -57,6 +58,7 @@ def _keys() -> list[str]:
         *TraceApp.BINDINGS,
         *HelpScreen.BINDINGS,
         *HealthScreen.BINDINGS,
+        *TreePane.BINDINGS,
     ]
     keys = {k.strip() for b in bindings for k in b.key.split(",")}  # type: ignore[union-attr]
     return sorted((keys - QUITTING) | set(EXTRA))
@@ -114,7 +116,7 @@ async def _still_answers(pilot, app) -> None:
     while isinstance(app.screen, HelpScreen | HealthScreen):
         await pilot.press("escape")
     app.action_close_search()
-    for pane in app.query(StatsPane):
+    for pane in [*app.query(StatsPane), *app.query(TreePane)]:
         await pane.remove()
     timeline = app.query_one(Timeline)
     timeline.focus()

@@ -41,6 +41,7 @@ class CallTree:
     longest: I64  # a slice row (-1 for the root)
     names: list[str]
     weight: str  # "cpu" or "gpu"
+    inverted: bool = False  # bottom-up: a node's children are its callers
 
     def children(self, node: int) -> list[int]:
         """Heaviest first."""
@@ -227,4 +228,5 @@ def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:
         np.concatenate(longest_of),
         trace.names,
         weight,
+        inverted=True,
     )

@@ -32,7 +32,8 @@ def chain(tree: CallTree, node: int) -> list[int]:
     out = [node]
     while True:
         kids = [k for k in tree.children(out[-1]) if tree.total[k]]
-        if len(kids) != 1 or tree.total[kids[0]] != tree.total[out[-1]] or tree.self_[out[-1]]:
+        alone = len(kids) == 1 and tree.total[kids[0]] == tree.total[out[-1]]
+        if not alone or (tree.self_[out[-1]] and not tree.inverted):
             return out
         out.append(kids[0])
 

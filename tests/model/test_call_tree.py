@@ -1,0 +1,170 @@
+"""The call tree on a hand-made nested trace with known totals: every node's total is its self
+plus its children's, the root the scope's, GPU-weighted totals the op table's CUDA totals;
+bottom-up, modules, scopes; `summary --tree`; the pane's keys; the shared Qwen trace's heaviest
+GPU path."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.tui.helpers import loaded, run
+from tui.model.analysis.call_tree import bottom_up, call_tree
+from tui.model.analysis.ops import UNLAUNCHED, op_stats
+from tui.model.analysis.scope import Scope
+from tui.model.ingest import load_trace
+from tui.widgets.timeline import Timeline
+from tui.widgets.tree_pane import TreePane
+
+US = 1000
+CPU = {"pid": 1, "tid": 1}
+GPU = {"pid": 0, "tid": 7}
+
+
+def _x(name, ts, dur, cat="cpu_op"):
+    return {"ph": "X", "cat": cat, "name": name, **CPU, "ts": ts, "dur": dur}
+
+
+def _launch(ts, corr, kernel, dur):
+    return [
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **CPU, "ts": ts,
+         "dur": 2, "args": {"correlation": corr}},
+        {"ph": "X", "cat": "kernel", "name": kernel, **GPU, "ts": ts + 50, "dur": dur,
+         "args": {"correlation": corr}},
+    ]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def trace(tmp_path_factory):
+    """Two steps of `train.py: step` > `nn.Module: Net` > (`nn.Module: Linear` > aten::mm) and
+    aten::relu; the second step's Linear runs twice."""
+    events = []
+    for step, t in enumerate((0, 1000)):
+        events += [
+            _x(f"ProfilerStep#{step + 1}", t, 900, "user_annotation"),
+            _x("train.py(10): step", t + 10, 800, "python_function"),
+            _x("nn.Module: Net", t + 20, 700, "python_function"),
+            _x("nn.Module: Linear", t + 30, 200, "python_function"),
+            _x("aten::mm", t + 40, 100),
+            *_launch(t + 50, 10 * step + 1, "gemm", 300),
+            _x("aten::relu", t + 300, 50),
+            *_launch(t + 310, 10 * step + 2, "relu_kernel", 40),
+        ]
+        if step:
+            events += [
+                _x("nn.Module: Linear", t + 400, 200, "python_function"),
+                _x("aten::mm", t + 410, 100),
+                *_launch(t + 420, 10 * step + 3, "gemm", 100),
+            ]
+    path = tmp_path_factory.mktemp("tree") / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    return load_trace(path)
+
+
+def _by_path(tree):
+    return {" > ".join(tree.label(n) for n in tree.path(k)): k for k in range(1, len(tree.parent))}
+
+
+@pytest.mark.parametrize("weight", ["cpu", "gpu"])
+def test_every_total_is_its_self_plus_its_childrens(trace, weight):
+    tree = call_tree(trace, weight=weight)
+    for node in range(len(tree.parent)):
+        kids = tree.children(node)
+        assert tree.total[node] == tree.self_[node] + sum(int(tree.total[k]) for k in kids) or (
+            node == 0
+        )
+    assert tree.total[0] == sum(int(tree.total[k]) for k in tree.children(0))
+
+
+def test_cpu_and_gpu_weights_have_the_known_values(trace):
+    cpu = call_tree(trace, weight="cpu")
+    paths = _by_path(cpu)
+    linear = paths["ProfilerStep#1 > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
+    assert (cpu.calls[linear], cpu.total[linear], cpu.self_[linear]) == (1, 200 * US, 100 * US)
+    second = paths["ProfilerStep#2 > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
+    assert (cpu.calls[second], cpu.total[second]) == (2, 400 * US)  # merged: one path
+    assert cpu.total[0] == 1800 * US  # the two steps
+    gpu = call_tree(trace, weight="gpu")
+    assert gpu.total[0] == (300 + 40 + 300 + 40 + 100) * US  # all GPU work
+    heaviest = [gpu.label(n) for n in gpu.heaviest_path()]
+    assert heaviest == ["(all)", "ProfilerStep#2", "train.py(10): step", "nn.Module: Net",
+                        "nn.Module: Linear", "aten::mm"]  # fmt: skip
+
+
+def test_gpu_totals_per_op_equal_the_op_tables_cuda_totals(trace):
+    gpu = call_tree(trace, weight="gpu")
+    per_name: dict[str, int] = {}
+    for node in range(1, len(gpu.parent)):
+        per_name[gpu.label(node)] = per_name.get(gpu.label(node), 0) + int(gpu.total[node])
+    for op in op_stats(trace):
+        if op.name in per_name:
+            assert per_name[op.name] == op.cuda_total_ns, op.name
+
+
+def test_bottom_up_modules_and_scopes(trace):
+    up = bottom_up(trace, weight="gpu")
+    first = up.children(0)[0]
+    assert (up.label(first), int(up.total[first])) == ("aten::mm", 700 * US)
+    callers = [up.label(k) for k in up.children(first)]
+    assert callers == ["nn.Module: Linear"]
+    modules = call_tree(trace, weight="cpu", modules=True)
+    (net,) = modules.children(0)
+    assert modules.label(net) == "nn.Module: Net" and modules.calls[net] == 2
+    assert modules.self_[net] == 2 * 700 * US - 3 * 200 * US  # less its Linear modules
+    step2 = call_tree(trace, Scope(1000 * US, 2000 * US), weight="gpu")
+    assert step2.total[0] == (300 + 40 + 100) * US
+
+
+def test_summary_tree_prints_it_to_a_depth(trace):
+    text = run("summary", trace.path, "--tree", "--weight", "cpu", "--depth", "3").stdout
+    lines = text.splitlines()
+    assert lines[1].split() == ["Total", "%", "Self", "Calls", "Name"]
+    assert "1.8 ms  100.0%" in lines[2] and lines[2].endswith("(all)")
+    # Three levels: the root, the steps, and what is under each (100 us of each step's own).
+    assert [line.split()[-1] for line in lines[2:]] == ["(all)", "ProfilerStep#1", "step",
+                                                        "ProfilerStep#2", "step"]  # fmt: skip
+    assert lines[3].split()[:4] == ["900", "us", "50.0%", "100"]
+    doc = json.loads(run("summary", trace.path, "--tree", "--format", "json").stdout)
+    assert doc["weight"] == "gpu" and doc["root"]["total_ns"] == 780 * US
+    up = run("summary", trace.path, "--tree", "--view", "bottom-up").stdout
+    assert "aten::mm" in up.splitlines()[3]
+    bad = run("summary", trace.path, "--tree", "--depth", "0")
+    assert bad.returncode == 2
+
+
+async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
+    async with loaded(trace.path, (120, 40)) as (pilot, app):
+        await pilot.press("T")
+        await pilot.pause()
+        pane = app.query_one(TreePane)
+        tree = pane.query_one("#calls")
+        assert pane.weight == "gpu"
+        cursor = tree.cursor_node
+        assert pane.calls.label(cursor.data) == "aten::mm"  # the end of the heaviest path
+        await pilot.press("enter")
+        timeline = app.query_one(Timeline)
+        assert timeline.trace.slice_name(timeline.selected) == "aten::mm"
+        await pilot.press("x")
+        assert pane.weight == "cpu" and pane.calls.weight == "cpu"
+        await pilot.press("u")
+        assert pane.view == "bottom-up" and pane.calls.inverted
+        await pilot.press("u", "v")
+        assert pane.view == "modules" and pane.scope_name == "view"
+        await pilot.press("escape")
+        assert not app.query(TreePane)
+        await pilot.press("T", "t")  # the stats pane takes its place
+        assert not app.query(TreePane)
+
+
+def test_the_heaviest_gpu_path_of_the_qwen_trace(shared):
+    trace = load_trace(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz")
+    gpu = call_tree(trace, weight="gpu")
+    path = [gpu.label(n) for n in gpu.heaviest_path()]
+    assert "nn.Module: Qwen2Model_0" in path and path[-1].startswith("aten::")
+    modules = call_tree(trace, weight="gpu", modules=True)
+    layers = [modules.label(k) for k in modules.children(modules.children(0)[0])]
+    assert layers[0].startswith("nn.Module: Qwen2DecoderLayer_")
+    # All GPU work whose launch is in the trace (the op table's other row is the rest).
+    launched = sum(o.self_cuda_ns for o in op_stats(trace) if o.name != UNLAUNCHED)
+    assert gpu.total[0] == launched

@@ -1,0 +1,185 @@
+"""TreePane: where the time goes as a call tree (analysis/call_tree.py), top-down, bottom-up or
+by module, weighted by CPU or GPU time, over the scopes the stats pane has; the heaviest path
+is open, enter goes to a node's longest slice on the timeline."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from tui.model.analysis.call_tree import CallTree, bottom_up, call_tree
+from tui.model.present.scopes import SCOPE_NAMES, scope_named
+from tui.model.present.tree_report import chain, chain_label
+from tui.model.text import printable
+from tui.model.timescale import format_duration
+from tui.model.trace import Trace
+from tui.widgets.error_screen import guarded
+
+VIEWS = ("top-down", "bottom-up", "modules")
+SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
+
+
+class TreePane(Vertical):
+    """The call tree of a scope; its nodes are filled in as they are opened."""
+
+    DEFAULT_CSS = """
+    TreePane { height: 50%; min-height: 12; border-top: solid $primary; }
+    TreePane > #tree-head { height: auto; max-height: 2; padding: 0 1; background: $boost; }
+    TreePane > Tree { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("x", "toggle_weight", "CPU/GPU time"),
+        Binding("u", "next_view", "Top-down/bottom-up/modules"),
+        Binding("v", "next_scope", "Tree scope"),
+        Binding("escape", "leave", "Close the tree", show=False),
+    ]
+
+    class NodeChosen(Message):
+        """Enter on a node: its longest slice, to show on the timeline."""
+
+        def __init__(self, row: int) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(
+        self,
+        trace: Trace,
+        window: tuple[int, int],
+        selected: int = -1,
+        marked: tuple[int, int] | None = None,
+    ) -> None:
+        super().__init__()
+        self.trace = trace
+        self.window, self.selected, self.marked = window, selected, marked
+        self.weight = "gpu" if trace.kind_mask("gpu").any() else "cpu"
+        self.view = "top-down"
+        self.scope_name = "trace"
+        picked = scope_named(trace, "trace", window, selected, marked)
+        self.scope, self.scope_label = picked.scope, picked.label
+        self.calls: CallTree | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="tree-head")
+        tree: Tree[int] = Tree("(all)", id="calls")
+        tree.auto_expand = False  # enter jumps; space opens and closes
+        yield tree
+
+    @guarded
+    def on_mount(self) -> None:
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        trees = self.query("#calls")
+        if not trees:
+            return
+        widget: Tree[int] = trees.first(Tree)
+        if self.view == "bottom-up":
+            found = bottom_up(self.trace, self.scope, self.weight)
+        else:
+            found = call_tree(self.trace, self.scope, self.weight, self.view == "modules")
+        self.calls = found
+        root = int(found.total[0])
+        head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
+        head.append(f"{printable(self.scope_label)} ", style="bold reverse")
+        head.append(f"  {format_duration(root)} in all   ")
+        head.append("x CPU/GPU  u view  v scope  space open/close  enter: longest on the timeline")
+        self.query_one("#tree-head", Static).update(head)
+        widget.clear()
+        widget.root.set_label(self._label(found, [0], root))
+        widget.root.data = 0
+        self._fill(widget.root, found, 0, root)
+        widget.root.expand()
+        self._open_heaviest(widget, found)
+        widget.focus()
+
+    def _label(self, found: CallTree, nodes: list[int], root: int) -> Text:
+        last = nodes[-1]
+        total = int(found.total[last])
+        share = total / root if root else 0.0
+        text = Text(f"{format_duration(total):>8} {share:6.1%}  ", style="bold")
+        text.append(f"self {format_duration(int(found.self_[last])):>8}  ", style="dim")
+        text.append(printable(chain_label(found, nodes) if last else "(all)"))
+        if last:
+            text.append(f"  ×{int(found.calls[last]):,}", style="dim")
+        return text
+
+    def _fill(self, parent: TreeNode[int], found: CallTree, node: int, root: int) -> None:
+        """The children of `node` under `parent`, each a chain of frames holding all of their
+        parent's weight joined in one line; a child's own children come when it is opened."""
+        kids = [k for k in found.children(node) if found.total[k]]
+        for k in kids[:SHOWN_CHILDREN]:
+            nodes = chain(found, k)
+            last = nodes[-1]
+            leaf = not any(found.total[g] for g in found.children(last))
+            label = self._label(found, nodes, root)
+            if leaf:
+                parent.add_leaf(label, data=last)
+            else:
+                parent.add(label, data=last)
+        if len(kids) > SHOWN_CHILDREN:
+            rest = sum(int(found.total[k]) for k in kids[SHOWN_CHILDREN:])
+            more = f"({len(kids) - SHOWN_CHILDREN:,} more, {format_duration(rest)})"
+            parent.add_leaf(Text(more, style="dim"), data=-1)
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[int]) -> None:
+        event.stop()
+        node = event.node
+        if self.calls is not None and not node.children and node.data is not None:
+            self._fill(node, self.calls, node.data, int(self.calls.total[0]))
+
+    def _open_heaviest(self, widget: Tree[int], found: CallTree) -> None:
+        """Down the heaviest child each time, opening as it goes; the cursor ends there."""
+        at = widget.root
+        while at.children:
+            first = at.children[0]
+            if first.data is None or first.data < 0:
+                break
+            if first.allow_expand:
+                first.expand()
+                if not first.children:
+                    self._fill(first, found, first.data, int(found.total[0]))
+            at = first
+            if not first.allow_expand:
+                break
+        # A node has its line once the tree is laid out.
+        self.call_after_refresh(widget.move_cursor, at)
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[int]) -> None:
+        event.stop()
+        if self.calls is None or event.node.data is None or event.node.data <= 0:
+            return
+        row = int(self.calls.longest[event.node.data])
+        if row >= 0:
+            self.post_message(self.NodeChosen(row))
+
+    def follow(
+        self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
+    ) -> None:
+        self.window, self.selected, self.marked = window, selected, marked
+
+    @guarded
+    def action_toggle_weight(self) -> None:
+        self.weight = "cpu" if self.weight == "gpu" else "gpu"
+        self.rebuild()
+
+    @guarded
+    def action_next_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self.rebuild()
+
+    @guarded
+    def action_next_scope(self) -> None:
+        name = SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)]
+        picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
+        self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
+        self.rebuild()
+
+    def action_leave(self) -> None:
+        self.app.action_toggle_tree()  # type: ignore[attr-defined]
