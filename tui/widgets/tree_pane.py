@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widgets import Static, Tree
+from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from tui.model.analysis.call_tree import CallTree, bottom_up, call_tree
@@ -21,6 +21,7 @@ from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
+from tui.widgets.flame_view import FlameView
 
 VIEWS = ("top-down", "bottom-up", "modules")
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
@@ -33,11 +34,18 @@ class TreePane(Vertical):
     TreePane { height: 50%; min-height: 12; border-top: solid $primary; }
     TreePane > #tree-head { height: auto; max-height: 2; padding: 0 1; background: $boost; }
     TreePane > Tree { height: 1fr; }
+    TreePane > FlameView { display: none; }
+    TreePane.flame > FlameView { display: block; }
+    TreePane.flame > Tree { display: none; }
+    TreePane > #flame-search { height: 1; border: none; padding: 0 1; display: none; }
+    TreePane.searching > #flame-search { display: block; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_weight", "CPU/GPU time"),
         Binding("u", "next_view", "Top-down/bottom-up/modules"),
         Binding("v", "next_scope", "Tree scope"),
+        Binding("f", "toggle_flame", "Tree / flame view"),
+        Binding("slash", "search", "Flame view: highlight frames", show=False),
         Binding("escape", "leave", "Close the tree", show=False),
     ]
 
@@ -70,6 +78,8 @@ class TreePane(Vertical):
         tree: Tree[int] = Tree("(all)", id="calls")
         tree.auto_expand = False  # enter jumps; space opens and closes
         yield tree
+        yield FlameView(call_tree(self.trace, self.scope, self.weight), id="flame")
+        yield Input(placeholder="highlight frames whose name holds…", id="flame-search")
 
     @guarded
     def on_mount(self) -> None:
@@ -89,15 +99,23 @@ class TreePane(Vertical):
         head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
         head.append(f"{printable(self.scope_label)} ", style="bold reverse")
         head.append(f"  {format_duration(root)} in all   ")
-        head.append("x CPU/GPU  u view  v scope  space open/close  enter: longest on the timeline")
+        if self.has_class("flame"):
+            flame = self.query_one(FlameView)
+            head.append(printable(flame.describe()))
+            head.append("   (arrows move, enter zooms in, backspace out, / highlights, f tree)")
+        else:
+            head.append("x CPU/GPU  u view  v scope  f flame  space open/close  enter: longest")
         self.query_one("#tree-head", Static).update(head)
+        for flame in self.query(FlameView):
+            if flame.calls is not found:
+                flame.show(found)
         widget.clear()
         widget.root.set_label(self._label(found, [0], root))
         widget.root.data = 0
         self._fill(widget.root, found, 0, root)
         widget.root.expand()
         self._open_heaviest(widget, found)
-        widget.focus()
+        (self.query_one(FlameView) if self.has_class("flame") else widget).focus()
 
     def _label(self, found: CallTree, nodes: list[int], root: int) -> Text:
         last = nodes[-1]
@@ -181,5 +199,47 @@ class TreePane(Vertical):
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
 
+    def action_toggle_flame(self) -> None:
+        self.toggle_class("flame")
+        self.rebuild()
+
+    async def action_search(self) -> None:
+        if not self.has_class("flame"):  # the timeline's search, as anywhere else
+            await self.app.run_action("search")
+            return
+        self.add_class("searching")
+        self.query_one("#flame-search", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.query_one(FlameView).set_search(event.value)
+        self.rebuild_head()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.query_one(FlameView).focus()
+
+    def on_flame_view_frame_chosen(self, event: FlameView.FrameChosen) -> None:
+        event.stop()
+        self.rebuild_head()
+
+    def rebuild_head(self) -> None:
+        """The head again (the frame under the flame view's cursor changed)."""
+        if self.calls is None:
+            return
+        flame = self.query_one(FlameView)
+        head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
+        head.append(f"{printable(self.scope_label)} ", style="bold reverse")
+        head.append(f"  {printable(flame.describe())}")
+        needle = flame.search
+        if needle:
+            head.append(f"   {flame.matches():,} frames hold “{printable(needle)}”")
+        self.query_one("#tree-head", Static).update(head)
+
     def action_leave(self) -> None:
+        """Escape: out of the search to the flame view, else the pane closes."""
+        if self.has_class("searching") and self.query_one("#flame-search", Input).has_focus:
+            self.remove_class("searching")
+            self.query_one(FlameView).focus()
+            return
         self.app.action_toggle_tree()  # type: ignore[attr-defined]

@@ -1,0 +1,78 @@
+"""The call tree pane's flame view: the icicle's layout by weight, the keys (f, arrows, enter,
+backspace, /), and text snapshots of the tree and the flame view at 80x24 and 160x45."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.model.test_call_tree import trace  # noqa: F401 (the hand-made nested trace)
+from tests.tui.helpers import loaded
+from tests.tui.test_snapshots import check
+from tui.model.analysis.call_tree import call_tree
+from tui.model.present.icicle import icicle
+from tui.widgets.flame_view import FlameView, short_name
+from tui.widgets.tree_pane import TreePane
+
+
+def test_the_icicle_gives_each_frame_its_share_of_the_width(trace):  # noqa: F811
+    tree = call_tree(trace, weight="cpu")
+    rows = icicle(tree, 0, 10, 180)
+    assert [(s.x0, s.x1) for s in rows[0]] == [(0, 180)]  # the root: 1.8 ms
+    assert [(s.x0, s.x1, tree.label(s.node)) for s in rows[1]] == [
+        (0, 90, "ProfilerStep#1"),  # 900 us of 1.8 ms: half the width each
+        (90, 180, "ProfilerStep#2"),
+    ]
+    linear = [s for s in rows[4] if tree.label(s.node) == "nn.Module: Linear"]
+    assert [(s.x1 - s.x0) for s in linear] == [20, 40]  # 200 us and two calls of 200 us
+    assert icicle(tree, 0, 10, 0) == [] and len(icicle(tree, 0, 3, 180)) == 3
+    assert short_name("nn.Module: Linear") == "Linear"
+    assert short_name("train.py(10): step") == "step" and short_name("aten::mm") == "aten::mm"
+
+
+def _pane_text(app) -> str:
+    pane = app.query_one(TreePane)
+    lines = [str(pane.query_one("#tree-head").render())]
+    if pane.has_class("flame"):
+        flame = pane.query_one(FlameView)
+        lines += [flame.render_line(y).text for y in range(flame.size.height)]
+    else:
+        tree = pane.query_one("#calls")
+        lines += [tree.render_line(y).text for y in range(tree.size.height)]
+    return "\n".join(line.rstrip() for line in "\n".join(lines).splitlines()) + "\n"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 45)], ids=["80x24", "160x45"])
+async def test_snapshots_of_the_tree_and_the_flame_view(trace, size):  # noqa: F811
+    async with loaded(trace.path, size) as (pilot, app):
+        await pilot.press("T")
+        await pilot.pause()
+        check(f"tree_pane_{size[0]}x{size[1]}", _pane_text(app))
+        await pilot.press("f")
+        await pilot.pause()
+        check(f"flame_view_{size[0]}x{size[1]}", _pane_text(app))
+
+
+async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
+    async with loaded(trace.path, (120, 40)) as (pilot, app):
+        await pilot.press("T", "x", "f")  # by CPU time
+        await pilot.pause()
+        pane = app.query_one(TreePane)
+        flame = pane.query_one(FlameView)
+        assert app.focused is flame and flame.calls.weight == "cpu"
+        await pilot.press("down")
+        assert flame.calls.label(flame.node) == "ProfilerStep#1"
+        await pilot.press("right")
+        assert flame.calls.label(flame.node) == "ProfilerStep#2"
+        await pilot.press("enter")  # zoomed in: the step is the root row, across the width
+        assert flame.roots[-1] == flame.node
+        assert flame.layout_rows()[0][0].x1 == flame.size.width
+        await pilot.press("backspace")
+        assert flame.roots == [0] and flame.calls.label(flame.node) == "ProfilerStep#2"
+        await pilot.press("slash", *"linear", "enter")
+        assert flame.matches() == 2 and "2 frames hold “linear”" in str(
+            pane.query_one("#tree-head").render()
+        )
+        await pilot.press("up")
+        assert flame.node == 0
+        await pilot.press("f")  # back to the tree
+        assert not pane.has_class("flame") and app.focused is pane.query_one("#calls")

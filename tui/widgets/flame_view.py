@@ -1,0 +1,208 @@
+"""FlameView: the call tree as a terminal icicle (present/icicle.py), drawn line by line with the
+Line API as the timeline is: a row per depth, widths by weight, names in the cells. Arrows move
+between frames, enter zooms into one, backspace zooms back out, `/` highlights matching frames."""
+
+from __future__ import annotations
+
+import re
+import zlib
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
+
+from tui.model.analysis.call_tree import MODULE, CallTree
+from tui.model.present.icicle import Span, icicle
+from tui.model.text import printable
+from tui.model.timescale import format_duration
+
+# Background colours of frames, picked by a hash of the name so a name keeps its colour.
+PALETTE = ("#5f3f1f", "#6f4a1a", "#7a3b22", "#5a4a2a", "#6a3030", "#704020")
+SELECTED = Style(color="black", bgcolor="#ffd75f", bold=True)
+MATCH = Style(color="black", bgcolor="#87d7ff", bold=True)
+
+
+class FlameView(Widget, can_focus=True):
+    """An icicle of one call tree; the root row is the zoomed-into node."""
+
+    DEFAULT_CSS = """
+    FlameView { height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "across(-1)", "Frame before", show=False),
+        Binding("right", "across(1)", "Frame after", show=False),
+        Binding("up", "caller", "Caller", show=False),
+        Binding("down", "callee", "Heaviest callee", show=False),
+        Binding("enter", "zoom_in", "Zoom into the frame", show=False),
+        Binding("backspace", "zoom_out", "Zoom back out", show=False),
+    ]
+
+    class FrameChosen(Message):
+        """The frame under the cursor changed."""
+
+        def __init__(self, node: int) -> None:
+            super().__init__()
+            self.node = node
+
+    def __init__(self, tree: CallTree, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.calls = tree
+        self.roots = [0]  # the zoom stack
+        self.row, self.node = 0, 0  # the frame under the cursor
+        self.search = ""
+        self._layout: list[list[Span]] = []
+        self._layout_key: tuple[int, int, int] | None = None
+
+    def show(self, tree: CallTree) -> None:
+        self.calls, self.roots, self.row, self.node = tree, [0], 0, 0
+        self._layout_key = None
+        self.refresh()
+
+    def layout_rows(self) -> list[list[Span]]:
+        key = (self.roots[-1], self.size.width, self.size.height)
+        if key != self._layout_key:
+            self._layout = icicle(self.calls, self.roots[-1], self.size.height, self.size.width)
+            self._layout_key = key
+        return self._layout
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return max(1, viewport.height)
+
+    def render_line(self, y: int) -> Strip:
+        rows = self.layout_rows()
+        width = self.size.width
+        if y >= len(rows):
+            return Strip.blank(width)
+        segments: list[Segment] = []
+        at = 0
+        needle = self.search.casefold()
+        for span in rows[y]:
+            if span.x0 > at:
+                segments.append(Segment(" " * (span.x0 - at)))
+            label = self.calls.label(span.node)
+            text = _fit(short_name(label), span.x1 - span.x0)
+            if span.node == self.node:
+                style = SELECTED
+            elif needle and needle in label.casefold():
+                style = MATCH
+            else:
+                bg = PALETTE[zlib.crc32(label.encode()) % len(PALETTE)]
+                style = Style(color="white", bgcolor=bg)
+            segments.append(Segment(text, style))
+            at = span.x1
+        if at < width:
+            segments.append(Segment(" " * (width - at)))
+        return Strip(segments, width)
+
+    def on_resize(self) -> None:
+        self._layout_key = None
+
+    def _move_to(self, row: int, span: Span) -> None:
+        self.row, self.node = row, span.node
+        self.refresh()
+        self.post_message(self.FrameChosen(span.node))
+
+    def _current(self) -> tuple[int, Span] | None:
+        rows = self.layout_rows()
+        if self.row < len(rows):
+            for span in rows[self.row]:
+                if span.node == self.node:
+                    return self.row, span
+        if rows:
+            return 0, rows[0][0]
+        return None
+
+    def action_across(self, step: int) -> None:
+        here = self._current()
+        if here is None:
+            return
+        row, span = here
+        spans = self.layout_rows()[row]
+        i = spans.index(span) + step
+        if 0 <= i < len(spans):
+            self._move_to(row, spans[i])
+
+    def action_caller(self) -> None:
+        here = self._current()
+        if here is None or here[0] == 0:
+            return
+        row, span = here
+        parent = int(self.calls.parent[span.node])
+        found = next((s for s in self.layout_rows()[row - 1] if s.node == parent), None)
+        if found is not None:
+            self._move_to(row - 1, found)
+
+    def action_callee(self) -> None:
+        here = self._current()
+        rows = self.layout_rows()
+        if here is None or here[0] + 1 >= len(rows):
+            return
+        row, span = here
+        below = [s for s in rows[row + 1] if span.x0 <= s.x0 < span.x1]
+        if below:
+            self._move_to(row + 1, below[0])  # the heaviest: drawn first
+
+    def action_zoom_in(self) -> None:
+        if self.node != self.roots[-1] and self.calls.total[self.node]:
+            self.roots.append(self.node)
+            self.row = 0
+            self.refresh()
+
+    def action_zoom_out(self) -> None:
+        if len(self.roots) > 1:
+            left = self.roots.pop()
+            self.node = left
+            self.row = 0
+            rows = self.layout_rows()
+            for r, spans in enumerate(rows):
+                if any(s.node == left for s in spans):
+                    self.row = r
+            self.refresh()
+
+    def set_search(self, text: str) -> None:
+        self.search = text
+        self.refresh()
+
+    def matches(self) -> int:
+        """Frames shown whose name holds the search."""
+        needle = self.search.casefold()
+        if not needle:
+            return 0
+        return sum(
+            needle in self.calls.label(s.node).casefold() for row in self.layout_rows() for s in row
+        )
+
+    def describe(self) -> str:
+        """The frame under the cursor, for the pane's head."""
+        node = self.node
+        total = int(self.calls.total[node])
+        root = int(self.calls.total[self.roots[-1]]) or 1
+        name = printable(self.calls.label(node))
+        return f"{name}: {format_duration(total)} ({total / root:.1%} of the view)"
+
+
+_PYTHON_FRAME = re.compile(r"^.*\.py\(\d+\): (.+)$")
+
+
+def short_name(label: str) -> str:
+    """What a narrow cell shows of a name: a module's class, a Python frame's function (the
+    head shows the whole name of the frame under the cursor)."""
+    if label.startswith(MODULE):
+        return label[len(MODULE) :]
+    frame = _PYTHON_FRAME.match(label)
+    return frame.group(1) if frame else label
+
+
+def _fit(label: str, width: int) -> str:
+    """The name in `width` cells: cut with … when longer, padded when shorter."""
+    if width <= 0:
+        return ""
+    text = printable(label)
+    if len(text) > width:
+        text = text[: width - 1] + "…" if width > 1 else "▏"
+    return text.ljust(width)
