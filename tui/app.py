@@ -49,7 +49,10 @@ _PAGING: list[BindingType] = [
     Binding("pageup,pagedown", "noop", "Scroll a page"),
 ]
 # The tree widget's own keys, as the help lists them.
-_TREE_KEYS = Binding("space", "noop", "Open or close a node; enter goes to its longest slice")
+_TREE_KEYS: list[BindingType] = [
+    Binding("space", "noop", "Open or close a node; enter goes to its longest slice"),
+    Binding("backspace", "noop", "Flame view: zoom out (enter in; arrows move)"),
+]
 
 
 class LoadCancelled(Exception):
@@ -559,7 +562,7 @@ class TraceApp(App[None]):
             ),
             ("Timeline", Timeline.BINDINGS),
             ("Stats pane (t)", [*StatsPane.BINDINGS, *StatsTable.BINDINGS, *_PAGING]),
-            ("Call tree (T)", [*TreePane.BINDINGS, _TREE_KEYS]),
+            ("Call tree (T)", [*TreePane.BINDINGS, *_TREE_KEYS]),
             ("Anywhere", [b for b in self.BINDINGS if own(b)]),
         ]
         self.push_screen(HelpScreen(sections))
