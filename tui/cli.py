@@ -63,6 +63,8 @@ if TYPE_CHECKING:
     from tui.app import TraceApp
 
 TREE_MIN_SHARE = 0.01  # --tree leaves out nodes under 1% of the root (counted)
+TREE_DEFAULTS = {"weight": None, "view": "top-down", "depth": 12}
+TOP_DEFAULT = 20  # rows of a table
 PROG = "trace-tui"
 # The trace opened when no file is named: one our own backend made, shipped in the package.
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -171,7 +173,7 @@ def _summary_parser() -> argparse.ArgumentParser:
         f"{', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
     )
     parser.add_argument(
-        "--top", type=int, default=20, help="rows of the table (default 20; 0: all)"
+        "--top", type=int, default=TOP_DEFAULT, help="rows of the table (default 20; 0: all)"
     )
     parser.add_argument("--step", type=_step_number, help="only ProfilerStep#N (N, or its name)")
     parser.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
@@ -201,11 +203,16 @@ def _summary_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--view",
         choices=("top-down", "bottom-up", "modules"),
-        default="top-down",
+        default=TREE_DEFAULTS["view"],
         help="--tree: callers to callees, each frame's callers by its self time, or only "
         "nn.Module frames",
     )
-    parser.add_argument("--depth", type=int, default=12, help="--tree: levels shown (default 12)")
+    parser.add_argument(
+        "--depth",
+        type=int,
+        default=TREE_DEFAULTS["depth"],
+        help="--tree: levels shown (default 12)",
+    )
     parser.add_argument(
         "--graphs",
         action="store_true",
@@ -310,11 +317,19 @@ def _summary(args: list[str]) -> int:
         return int(e.code or 0)
     if opts.kernels and opts.by_shape:
         return _fail("--by-shape groups the op table: not with --kernels", 2)
-    for view in ("roofline", "graphs", "tree"):
-        clash = [f for f in ("step", "kernels", "by_shape", "sort") if getattr(opts, f)]
-        if getattr(opts, view) and clash:
-            flags = ", ".join("--" + f.replace("_", "-") for f in clash)
-            return _fail(f"--{view} lists its own rows: not with {flags}", 2)
+    views = [v for v in ("roofline", "graphs", "tree") if getattr(opts, v)]
+    if len(views) > 1:
+        return _fail(f"--{views[0]} and --{views[1]}: one view at a time", 2)
+    for view in views:
+        # A step's tree is --step N; the roofline and the graphs take --top, the tree --depth.
+        flags = ("kernels", "by_shape", "sort", "top" if view == "tree" else "step")
+        clash = [f for f in flags if getattr(opts, f) not in (None, False, TOP_DEFAULT)]
+        if clash:
+            names = ", ".join("--" + f.replace("_", "-") for f in clash)
+            return _fail(f"--{view} lists its own rows: not with {names}", 2)
+    loose = [f for f in ("weight", "view", "depth") if getattr(opts, f) != TREE_DEFAULTS[f]]
+    if loose and not opts.tree:
+        return _fail(f"--{loose[0]} shapes --tree's output: add --tree", 2)
     table = table_for(opts.kernels, opts.by_shape)
     sort = opts.sort or table.default_sort
     if sort not in table.sort_keys:
@@ -331,8 +346,6 @@ def _summary(args: list[str]) -> int:
         return 1
     if opts.roofline:
         return _roofline(trace, opts)
-    if opts.tree:
-        return _tree(trace, opts)
     if opts.graphs:
         found = graphs(trace)
         if opts.format == "json":
@@ -348,6 +361,8 @@ def _summary(args: list[str]) -> int:
             known = ", ".join(sorted(steps, key=lambda n: steps[n][0])) or "none"
             return _fail(f"{trace.path}: no ProfilerStep#{opts.step} (steps: {known})")
         scope = Scope(*window)
+    if opts.tree:
+        return _tree(trace, opts, scope)
     try:
         line, roof = summary_roofline(trace, opts.peaks)
     except ValueError as e:
@@ -442,14 +457,14 @@ def _diff(args: list[str]) -> int:
     return 3
 
 
-def _tree(trace: Trace, opts: argparse.Namespace) -> int:
+def _tree(trace: Trace, opts: argparse.Namespace, scope: Scope) -> int:
     if opts.depth < 1:
         return _fail("--depth must be 1 or more", 2)
     weight = opts.weight or ("gpu" if trace.kind_mask("gpu").any() else "cpu")
     if opts.view == "bottom-up":
-        tree = bottom_up(trace, weight=weight)
+        tree = bottom_up(trace, scope, weight)
     else:
-        tree = call_tree(trace, weight=weight, modules=opts.view == "modules")
+        tree = call_tree(trace, scope, weight, modules=opts.view == "modules")
     if opts.format == "json":
         sys.stdout.buffer.write(tree_json(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE))
     else:

@@ -57,6 +57,9 @@ def trace(tmp_path_factory):
                 _x("aten::mm", t + 410, 100),
                 *_launch(t + 420, 10 * step + 3, "gemm", 100),
             ]
+    # The profiler's own span on its Spans track: no one's call path.
+    events.append({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans",
+                   "tid": "PyTorch Profiler", "ts": 0, "dur": 2000})  # fmt: skip
     path = tmp_path_factory.mktemp("tree") / "t.json"
     path.write_text(json.dumps({"traceEvents": events}))
     return load_trace(path)
@@ -84,7 +87,7 @@ def test_cpu_and_gpu_weights_have_the_known_values(trace):
     assert (cpu.calls[linear], cpu.total[linear], cpu.self_[linear]) == (1, 200 * US, 100 * US)
     second = paths["ProfilerStep#2 > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
     assert (cpu.calls[second], cpu.total[second]) == (2, 400 * US)  # merged: one path
-    assert cpu.total[0] == 1800 * US  # the two steps
+    assert cpu.total[0] == 1800 * US  # the two steps; the profiler's span is not counted
     gpu = call_tree(trace, weight="gpu")
     assert gpu.total[0] == (300 + 40 + 300 + 40 + 100) * US  # all GPU work
     heaviest = [gpu.label(n) for n in gpu.heaviest_path()]
@@ -129,8 +132,16 @@ def test_summary_tree_prints_it_to_a_depth(trace):
     assert doc["weight"] == "gpu" and doc["root"]["total_ns"] == 780 * US
     up = run("summary", trace.path, "--tree", "--view", "bottom-up").stdout
     assert "aten::mm" in up.splitlines()[3]
-    bad = run("summary", trace.path, "--tree", "--depth", "0")
-    assert bad.returncode == 2
+    for flags in (["--tree", "--depth", "0"], ["--depth", "3"], ["--tree", "--roofline"],
+                  ["--tree", "--top", "3"], ["--view", "modules"]):  # fmt: skip
+        bad = run("summary", trace.path, *flags)
+        assert bad.returncode == 2 and not bad.stdout, flags
+    step = run("summary", trace.path, "--tree", "--step", "2", "--format", "json").stdout
+    assert json.loads(step)["root"]["total_ns"] == 440 * US  # ProfilerStep#2's GPU time
+    doc = json.loads(run("summary", trace.path, "--tree", "--format", "json").stdout)
+    first = doc["root"]["children"][0]
+    assert first["frames"] == ["ProfilerStep#2", "train.py(10): step", "nn.Module: Net"]
+    assert first["name"] == "nn.Module: Net" and "hidden_ns" in first
 
 
 async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
@@ -155,6 +166,19 @@ async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
         assert not app.query(TreePane)
         await pilot.press("T", "t")  # the stats pane takes its place
         assert not app.query(TreePane)
+
+
+def test_an_empty_view_says_why(tmp_path):
+    from tui.model.present.tree_report import empty_reason
+
+    path = tmp_path / "ops.json"
+    path.write_text(json.dumps({"traceEvents": [_x("aten::mm", 0, 10)]}))
+    ops = load_trace(path)
+    modules = call_tree(ops, weight="cpu", modules=True)
+    assert "no nn.Module frames" in empty_reason(ops, modules, "modules")
+    gpu = call_tree(ops, weight="gpu")
+    assert "CPU time (x, --weight cpu)" in empty_reason(ops, gpu, "top-down")
+    assert empty_reason(ops, call_tree(ops, weight="cpu"), "top-down") is None
 
 
 def test_the_heaviest_gpu_path_of_the_qwen_trace(shared):

@@ -72,6 +72,8 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         assert flame.matches() == 2 and "2 frames hold “linear”" in str(
             pane.query_one("#tree-head").render()
         )
+        await pilot.press("escape")  # the highlight goes first, the pane stays
+        assert flame.search == "" and app.query(TreePane)
         await pilot.press("up")
         assert flame.node == 0
         await pilot.press("f")  # back to the tree

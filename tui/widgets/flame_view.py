@@ -152,6 +152,7 @@ class FlameView(Widget, can_focus=True):
             self.roots.append(self.node)
             self.row = 0
             self.refresh()
+            self.post_message(self.FrameChosen(self.node))  # its share of the view changed
 
     def action_zoom_out(self) -> None:
         if len(self.roots) > 1:
@@ -163,6 +164,7 @@ class FlameView(Widget, can_focus=True):
                 if any(s.node == left for s in spans):
                     self.row = r
             self.refresh()
+            self.post_message(self.FrameChosen(self.node))
 
     def set_search(self, text: str) -> None:
         self.search = text
@@ -199,10 +201,12 @@ def short_name(label: str) -> str:
 
 
 def _fit(label: str, width: int) -> str:
-    """The name in `width` cells: cut with … when longer, padded when shorter."""
-    if width <= 0:
-        return ""
+    """The name in `width` cells and a space after it, so neighbours do not run together: cut
+    with … when longer, padded when shorter; a one-cell frame is a bar."""
+    if width <= 1:
+        return "▏" if width == 1 else ""
     text = printable(label)
-    if len(text) > width:
-        text = text[: width - 1] + "…" if width > 1 else "▏"
+    room = width - 1
+    if len(text) > room:
+        text = text[: room - 1] + "…" if room > 1 else "…"
     return text.ljust(width)

@@ -16,7 +16,7 @@ from textual.widgets.tree import TreeNode
 
 from tui.model.analysis.call_tree import CallTree, bottom_up, call_tree
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
-from tui.model.present.tree_report import chain, chain_label
+from tui.model.present.tree_report import chain, chain_label, empty_reason
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -32,7 +32,7 @@ class TreePane(Vertical):
 
     DEFAULT_CSS = """
     TreePane { height: 50%; min-height: 12; border-top: solid $primary; }
-    TreePane > #tree-head { height: auto; max-height: 2; padding: 0 1; background: $boost; }
+    TreePane > #tree-head { height: auto; max-height: 3; padding: 0 1; background: $boost; }
     TreePane > Tree { height: 1fr; }
     TreePane > FlameView { display: none; }
     TreePane.flame > FlameView { display: block; }
@@ -105,6 +105,9 @@ class TreePane(Vertical):
             head.append("   (arrows move, enter zooms in, backspace out, / highlights, f tree)")
         else:
             head.append("x CPU/GPU  u view  v scope  f flame  space open/close  enter: longest")
+        why = empty_reason(self.trace, found, self.view)
+        if why is not None:
+            head.append(f"\n {why}", style="bold")
         self.query_one("#tree-head", Static).update(head)
         for flame in self.query(FlameView):
             if flame.calls is not found:
@@ -237,9 +240,16 @@ class TreePane(Vertical):
         self.query_one("#tree-head", Static).update(head)
 
     def action_leave(self) -> None:
-        """Escape: out of the search to the flame view, else the pane closes."""
+        """Escape: out of the search to the flame view, then the highlight goes, then the pane
+        closes."""
+        flame = self.query_one(FlameView)
         if self.has_class("searching") and self.query_one("#flame-search", Input).has_focus:
             self.remove_class("searching")
-            self.query_one(FlameView).focus()
+            flame.focus()
+            return
+        if self.has_class("flame") and flame.search:
+            self.query_one("#flame-search", Input).value = ""
+            flame.set_search("")
+            self.rebuild_head()
             return
         self.app.action_toggle_tree()  # type: ignore[attr-defined]

@@ -9,6 +9,10 @@ Self CUDA: kernel -> launch -> the op around the launch).
   first and their call paths follow.
 - Modules: the same tree with only `nn.Module: Name` frames kept (each under its nearest module
   above), so "which layer costs most GPU time" has one answer.
+
+Where a slice's children overlap each other (a `ProfilerStep#N` that starts inside the Python
+frame of its `__enter__`), their time is counted in both and its self goes negative, exactly as
+torch's table has it.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..trace import Trace
-from .attribution import cuda_totals
+from .attribution import cuda_totals, op_tree
 from .scope import Scope
 
 I64 = npt.NDArray[np.int64]
@@ -95,7 +99,10 @@ def bottom_up(trace: Trace, scope: Scope | None = None, weight: str = "cpu") -> 
 def _rows(trace: Trace, scope: Scope | None, modules: bool) -> tuple[I64, I64]:
     """The CPU slices counted, and each one's parent among them (-1: a top)."""
     s = trace.slices
-    keep = trace.kind_mask("cpu")
+    # The slices torch's tree has (ops, annotations, Python frames; every CPU slice of another
+    # tool's trace), not the profiler's own span on its `Spans` track, nor an op's wrapper of
+    # the same name (key_averages folds those).
+    keep = op_tree(trace).is_op.copy()
     if scope is not None:
         keep &= scope.rows(trace)
     if modules:

@@ -1,14 +1,16 @@
 """`trace-tui summary FILE --tree`: the call tree (analysis/call_tree.py) to a depth, as text,
 Markdown or JSON.
 
-Text and Markdown print a node per line, indented by depth, heaviest first; a chain of frames
-that each hold all of their parent's weight (the Python wrappers above `forward`) is one line,
-`first › … › last (+N frames)`, and counts as one level. Nodes under `min_share` of the root
-are left out, counted.
+Text and Markdown print a node per line, indented by depth (Markdown with `·`), heaviest first;
+a chain of frames that each call one frame holding at least 99% of their weight (the Python
+wrappers above `forward`) is one line, `first › … › last (+N frames)`, with the last frame's
+numbers, and counts as one level (in JSON too). Nodes under `min_share` of the root are left
+out, counted and summed.
 
 JSON schema: path, weight ("cpu" | "gpu"), view ("top-down" | "bottom-up" | "modules"),
-  root: {name, total_ns, self_ns, calls, children: [...]} to `depth` levels (every node, no
-  chains joined; children under min_share of the root left out, `hidden` counts them).
+  root: {name, total_ns, self_ns, calls, frames (the joined chain's names, first to last),
+  children: [...], hidden (children under min_share of the root left out), hidden_ns} to
+  `depth` levels; name and numbers are the chain's last frame's.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 
 import orjson
 
-from ..analysis.call_tree import CallTree
+from ..analysis.attribution import attribute
+from ..analysis.call_tree import MODULE, CallTree
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
@@ -27,13 +30,16 @@ HEADERS = ["Total", "%", "Self", "Calls", "Name"]
 CHAIN_SHOWN = 3  # a longer joined chain shows its first and last names only
 
 
+JOINED = 0.99  # a frame whose one callee holds this much of its weight is joined to it
+
+
 def chain(tree: CallTree, node: int) -> list[int]:
-    """`node` and the frames below it that each hold all of their parent's weight."""
+    """`node` and the frames below it that each call one frame only, which holds at least
+    JOINED of their weight (Python wrappers: their own time is that little)."""
     out = [node]
     while True:
         kids = [k for k in tree.children(out[-1]) if tree.total[k]]
-        alone = len(kids) == 1 and tree.total[kids[0]] == tree.total[out[-1]]
-        if not alone or (tree.self_[out[-1]] and not tree.inverted):
+        if len(kids) != 1 or tree.total[kids[0]] < JOINED * tree.total[out[-1]]:
             return out
         out.append(kids[0])
 
@@ -51,15 +57,22 @@ def as_text(
     head = f"{printable(trace.path)}: {view} call tree by {tree.weight.upper()} time"
     out = [f"### trace-tui tree: `{head}`" if markdown else head]
     root = int(tree.total[0])
-    if not root:
-        out.append(f"no {tree.weight.upper()} time in this scope")
+    why = empty_reason(trace, tree, view)
+    if why is not None:
+        out.append(why)
         return "\n".join(out) + "\n"
+    outside = unlaunched_ns(trace) if tree.weight == "gpu" else 0
+    if outside:
+        out.append(
+            f"({format_duration(outside)} of GPU work was launched outside the trace: no call "
+            "path holds it)"
+        )
     rows: list[list[str]] = []
 
     def walk(node: int, level: int) -> None:
         nodes = chain(tree, node) if node else [0]
         last = nodes[-1]
-        indent = "  " * level
+        indent = ("· " if markdown else "  ") * level
         rows.append(_cells(tree, last, root, indent + chain_label(tree, nodes)))
         if level + 1 >= depth:
             return
@@ -83,6 +96,26 @@ def as_text(
     return "\n".join(out) + "\n"
 
 
+def empty_reason(trace: Trace, tree: CallTree, view: str) -> str | None:
+    """Why a tree has nothing to show, and what to do instead; None when it has."""
+    if tree.total[0]:
+        return None
+    if view == "modules" and not any(n.startswith(MODULE) for n in trace.names):
+        return (
+            "no nn.Module frames in this trace (profile with with_stack=True or with_modules=True "
+            "for them): the top-down view has the rest"
+        )
+    if tree.weight == "gpu":
+        return "no GPU time under these call paths: CPU time (x, --weight cpu) has them"
+    return "no CPU time in this scope"
+
+
+def unlaunched_ns(trace: Trace) -> int:
+    """GPU work whose launch is not in the trace: no call path holds it."""
+    att = attribute(trace)
+    return int(trace.slices.dur[att.work[att.launch < 0]].sum())
+
+
 def _cells(tree: CallTree, node: int, root: int, name: str) -> list[str]:
     total = int(tree.total[node])
     return [
@@ -98,17 +131,21 @@ def as_json(trace: Trace, tree: CallTree, view: str, depth: int, min_share: floa
     root = int(tree.total[0])
 
     def node_json(node: int, level: int) -> dict[str, Any]:
+        nodes = chain(tree, node) if node else [0]
+        last = nodes[-1]
         out: dict[str, Any] = {
-            "name": tree.label(node),
-            "total_ns": int(tree.total[node]),
-            "self_ns": int(tree.self_[node]),
-            "calls": int(tree.calls[node]),
+            "name": tree.label(last),
+            "frames": [tree.label(n) for n in nodes],
+            "total_ns": int(tree.total[last]),
+            "self_ns": int(tree.self_[last]),
+            "calls": int(tree.calls[last]),
         }
         if level + 1 < depth:
-            kids = [k for k in tree.children(node) if tree.total[k]]
+            kids = [k for k in tree.children(last) if tree.total[k]]
             shown = [k for k in kids if tree.total[k] >= min_share * root]
             out["children"] = [node_json(k, level + 1) for k in shown]
             out["hidden"] = len(kids) - len(shown)
+            out["hidden_ns"] = sum(int(tree.total[k]) for k in kids[len(shown) :])
         return out
 
     doc = {"path": trace.path, "weight": tree.weight, "view": view, "root": node_json(0, 0)}
