@@ -84,11 +84,11 @@ class FlameView(Widget, can_focus=True):
         for span in rows[y]:
             if span.x0 > at:
                 segments.append(Segment(" " * (span.x0 - at)))
-            label = self.calls.label(span.node)
+            label = self.calls.label(span.shown)
             text = _fit(short_name(label), span.x1 - span.x0)
             if span.node == self.node:
                 style = SELECTED
-            elif needle and needle in label.casefold():
+            elif needle and self._holds(span, needle):
                 style = MATCH
             else:
                 bg = PALETTE[zlib.crc32(label.encode()) % len(PALETTE)]
@@ -132,8 +132,8 @@ class FlameView(Widget, can_focus=True):
         if here is None or here[0] == 0:
             return
         row, span = here
-        parent = int(self.calls.parent[span.node])
-        found = next((s for s in self.layout_rows()[row - 1] if s.node == parent), None)
+        # The row above holds its caller's chain: the span over this one's first cell.
+        found = next((s for s in self.layout_rows()[row - 1] if s.x0 <= span.x0 < s.x1), None)
         if found is not None:
             self._move_to(row - 1, found)
 
@@ -175,9 +175,12 @@ class FlameView(Widget, can_focus=True):
         needle = self.search.casefold()
         if not needle:
             return 0
-        return sum(
-            needle in self.calls.label(s.node).casefold() for row in self.layout_rows() for s in row
-        )
+        return sum(self._holds(s, needle) for row in self.layout_rows() for s in row)
+
+    def _holds(self, span: Span, needle: str) -> bool:
+        """Whether the frame named in the span, or the last of its chain, holds the text."""
+        names = {self.calls.label(span.shown), self.calls.label(span.node)}
+        return any(needle in name.casefold() for name in names)
 
     def describe(self) -> str:
         """The frame under the cursor, for the pane's head."""
