@@ -452,6 +452,7 @@ class TraceApp(App[None]):
         for tree in self.query(TreePane):
             tree.follow(message.window, message.slice, tree.marked)
 
+    @guarded
     def action_toggle_tree(self) -> None:
         """The call tree pane, in the stats pane's place (one pane at a time)."""
         if self.trace is None:
@@ -477,6 +478,7 @@ class TraceApp(App[None]):
         for timeline in self.query(Timeline):
             timeline.show_longest(np.asarray([message.row], np.int64))
 
+    @guarded
     def action_toggle_stats(self) -> None:
         if self.trace is None:
             return
@@ -526,6 +528,7 @@ class TraceApp(App[None]):
         if message.jump:
             timeline.show_longest(rows)
 
+    @guarded
     def action_health(self) -> None:
         """torch's trace checks and what loading repaired; enter on an example goes to it."""
         trace = self.trace

@@ -65,6 +65,14 @@ if TYPE_CHECKING:
 TREE_MIN_SHARE = 0.01  # --tree leaves out nodes under 1% of the root (counted)
 TREE_DEFAULTS = {"weight": None, "view": "top-down", "depth": 12}
 TOP_DEFAULT = 20  # rows of a table
+# What summary's table flags are when not given (a view that lists its own rows refuses them).
+UNSET: dict[str, object] = {
+    "kernels": False,
+    "by_shape": False,
+    "sort": None,
+    "top": TOP_DEFAULT,
+    "step": None,
+}
 PROG = "trace-tui"
 # The trace opened when no file is named: one our own backend made, shipped in the package.
 SAMPLES = Path(__file__).resolve().parent / "samples"
@@ -323,7 +331,7 @@ def _summary(args: list[str]) -> int:
     for view in views:
         # A step's tree is --step N; the roofline and the graphs take --top, the tree --depth.
         flags = ("kernels", "by_shape", "sort", "top" if view == "tree" else "step")
-        clash = [f for f in flags if getattr(opts, f) not in (None, False, TOP_DEFAULT)]
+        clash = [f for f in flags if getattr(opts, f) != UNSET[f]]
         if clash:
             names = ", ".join("--" + f.replace("_", "-") for f in clash)
             return _fail(f"--{view} lists its own rows: not with {names}", 2)

@@ -192,3 +192,33 @@ def test_the_heaviest_gpu_path_of_the_qwen_trace(shared):
     # All GPU work whose launch is in the trace (the op table's other row is the rest).
     launched = sum(o.self_cuda_ns for o in op_stats(trace) if o.name != UNLAUNCHED)
     assert gpu.total[0] == launched
+
+
+def _load(tmp_path, events):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    return load_trace(path)
+
+
+def test_gpu_time_under_a_slice_drawn_on_an_extra_row_reaches_the_root(tmp_path):
+    """C is held by B on B's own row (B partly overlaps A), so it is drawn on an extra row
+    below its child C1: the sums go up the tree, not up the rows."""
+    events = [_x("A", 0, 100), _x("A1", 10, 80), _x("B", 50, 100), _x("C", 60, 20),
+              _x("C1", 65, 10), *_launch(66, 1, "k", 30)]  # fmt: skip
+    trace = _load(tmp_path, events)
+    gpu = call_tree(trace, weight="gpu")
+    assert gpu.total[0] == 30 * US
+    by_name = {gpu.label(n): int(gpu.total[n]) for n in range(1, len(gpu.parent))}
+    ops = {o.name: o.cuda_total_ns for o in op_stats(trace)}
+    shared = set(by_name) & set(ops)
+    assert {"B", "C", "C1"} <= shared  # every op on the launch's path is in both
+    assert all(by_name[n] == ops[n] for n in shared)
+
+
+def test_children_overlapping_each_other_never_draw_past_the_width(tmp_path):
+    from tui.model.present.icicle import icicle
+
+    trace = _load(tmp_path, [_x("P", 0, 100), _x("A", 10, 60), _x("B", 50, 50), _x("C", 55, 40)])
+    tree = call_tree(trace, weight="cpu")
+    for row in icicle(tree, 0, 5, 80):
+        assert all(0 <= s.x0 < s.x1 <= 80 for s in row)

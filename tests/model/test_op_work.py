@@ -147,6 +147,10 @@ def test_memsets_unrun_calls_and_host_copies(tmp_path):
     r = roofline(trace)
     assert r.peaks is not None and r.peaks.device == "MI300X"
     assert [row.name for row in r.rows] == ["aten::mm"]  # no copy_ row
+    from tui.model.present.details import slice_details
+
+    copy = next(k for k in range(len(trace.slices)) if trace.slice_name(k) == "aten::copy_")
+    assert "work" not in dict(slice_details(trace, copy))  # nor an HBM judgement in details
     (row,) = r.rows
     assert (row.calls, row.gpu_ns) == (2, 102_000)
     assert kernel_work(trace, r)["gemm_a"].flops == MM_FLOPS

@@ -228,7 +228,8 @@ def test_by_shape_splits_an_op_by_its_input_shapes(shared):
 def test_flags_a_view_does_not_take_are_refused(shared):
     bert = str(shared / "tracelens" / "h100_bert_small.json.gz")
     for flags in (["--roofline", "--step", "6"], ["--roofline", "--kernels"],
-                  ["--graphs", "--by-shape"], ["--roofline", "--sort", "tflops"]):  # fmt: skip
+                  ["--graphs", "--by-shape"], ["--roofline", "--sort", "tflops"],
+                  ["--roofline", "--step", "20"], ["--graphs", "--step", "0"]):  # fmt: skip
         done = run("summary", bert, *flags)
         assert done.returncode == 2 and "lists its own rows" in done.stderr and not done.stdout
     no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--sort", "tflops")

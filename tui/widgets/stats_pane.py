@@ -225,17 +225,28 @@ class StatsPane(Vertical):
         self._say_if_empty()
 
         def read() -> None:
-            op_shapes(self.trace)
+            failed: Exception | None = None
             try:
-                self.app.call_from_thread(self._shapes_read)
+                op_shapes(self.trace)
+            except Exception as e:  # a bug: said in the pane, and S may try again
+                failed = e
+            try:
+                self.app.call_from_thread(self._shapes_read, failed)
             except RuntimeError:  # the app closed meanwhile
                 return
 
         self.run_worker(read, thread=True, group="shapes", exit_on_error=False)
 
-    def _shapes_read(self) -> None:
+    def _shapes_read(self, error: Exception | None) -> None:
         self.reading_shapes = False
+        if error is None:
+            self.rebuild()
+            return
+        self.by_shape = False
         self.rebuild()
+        empty = self.query_one("#empty", Static)
+        empty.update(Text(f"Could not read the input shapes ({type(error).__name__}: {error})."))
+        empty.set_class(True, "shown")
 
     @guarded
     def action_next_scope(self) -> None:

@@ -128,15 +128,30 @@ def _weights(trace: Trace, weight: str, rows: I64, up: I64) -> tuple[I64, I64]:
     if weight == "gpu":
         total = cuda_totals(trace)[0].astype(np.int64)  # Self CUDA of each op (0 elsewhere)
         cpu = np.flatnonzero(trace.kind_mask("cpu") & (s.parent >= 0))
-        for depth in np.unique(s.depth[cpu])[::-1].tolist():  # deepest first, up the tree
-            level = cpu[s.depth[cpu] == depth]
-            np.add.at(total, s.parent[level], total[level])
+        # Deepest first in the tree itself: a slice drawn on an extra row (nesting.py) has a
+        # row number deeper than its children's.
+        depth = _tree_depth(s.parent.astype(np.int64), cpu)
+        for level in np.unique(depth)[::-1].tolist():
+            here = cpu[depth == level]
+            np.add.at(total, s.parent[here], total[here])
     else:
         total = s.dur.astype(np.int64).copy()
     inside = np.zeros(n, np.int64)
     has = rows[up[rows] >= 0]
     np.add.at(inside, up[has], total[has])
     return total, total - inside
+
+
+def _tree_depth(parent: I64, rows: I64) -> I64:
+    """How many ancestors each of `rows` has."""
+    depth = np.zeros(len(rows), np.int64)
+    at = parent[rows]
+    live = np.flatnonzero(at >= 0)
+    while len(live):
+        depth[live] += 1
+        at[live] = parent[at[live]]
+        live = live[at[live] >= 0]
+    return depth
 
 
 def _call_tree(trace: Trace, scope: Scope | None, weight: str, modules: bool) -> CallTree:

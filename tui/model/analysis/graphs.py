@@ -67,6 +67,8 @@ class Graphs:
     graphs: list[Graph]  # most GPU time first
     gpu_ns: int  # all GPU work in the trace, graphed or not
     graph_of: I64  # per slice row: the graph its GPU work or launch belongs to (-1: none)
+    replay_at: I64  # per slice row: its replay (an index into replays; -1: none)
+    place: I64  # per slice row: the work's place in its replay (-1: the launch, or none)
 
     def share(self, graph: Graph) -> float:
         return graph.gpu_ns / self.gpu_ns if self.gpu_ns else 0.0
@@ -86,7 +88,8 @@ def _graphs(trace: Trace) -> Graphs:
     work, launch = att.work[graphed], att.launch[graphed]
     total = int(s.dur[att.work].sum())
     if not len(work):
-        return Graphs([], [], total, np.full(len(s), -1, np.int64))
+        none = np.full(len(s), -1, np.int64)
+        return Graphs([], [], total, none, none, none)
     order = np.lexsort((s.start[work], launch))
     work, launch = work[order], launch[order]
     cut = np.flatnonzero(np.r_[True, launch[1:] != launch[:-1]])
@@ -123,10 +126,13 @@ def _graphs(trace: Trace) -> Graphs:
     new_index = {old: new for new, old in enumerate(rank)}
     replays = [Replay(r.launch, r.work, new_index[r.graph]) for r in replays]
     graph_of = np.full(len(s), -1, np.int64)
-    for r in replays:
-        graph_of[r.work] = r.graph
-        graph_of[r.launch] = r.graph
-    return Graphs(replays, [found[g] for g in rank], total, graph_of)
+    replay_at = np.full(len(s), -1, np.int64)
+    place = np.full(len(s), -1, np.int64)
+    for k, r in enumerate(replays):
+        graph_of[r.work] = graph_of[r.launch] = r.graph
+        replay_at[r.work] = replay_at[r.launch] = k
+        place[r.work] = np.arange(len(r.work))
+    return Graphs(replays, [found[g] for g in rank], total, graph_of, replay_at, place)
 
 
 def _graph_id(trace: Trace, row: int) -> int | None:
@@ -168,14 +174,8 @@ def nodes(trace: Trace, found: Graphs, graph: int) -> list[Node]:
 def replay_of(found: Graphs, row: int) -> tuple[int, int, int] | None:
     """For a slice of a replay (its launch or its GPU work): (replay index, which replay of its
     graph it is, counted from 0, the work's place in it or -1 for the launch); None otherwise."""
-    graph = int(found.graph_of[row]) if 0 <= row < len(found.graph_of) else -1
-    if graph < 0:
+    r = int(found.replay_at[row]) if 0 <= row < len(found.replay_at) else -1
+    if r < 0:
         return None
-    for nth, r in enumerate(found.graphs[graph].replays):
-        replay = found.replays[r]
-        if replay.launch == row:
-            return r, nth, -1
-        at = np.flatnonzero(replay.work == row)
-        if len(at):
-            return r, nth, int(at[0])
-    return None
+    nth = found.graphs[found.replays[r].graph].replays.index(r)
+    return r, nth, int(found.place[row])

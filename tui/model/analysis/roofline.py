@@ -236,7 +236,11 @@ def _candidates(trace: Trace) -> np.ndarray:
 
 def _host_copies(trace: Trace) -> np.ndarray:
     """Per slice row: whether it is the op that launched a copy to or from the host, or holds
-    that op."""
+    that op (once per trace)."""
+    return trace.derive("host_copies", lambda: _find_host_copies(trace))
+
+
+def _find_host_copies(trace: Trace) -> np.ndarray:
     att = attribute(trace)
     host = np.asarray([bool(HOST_COPY.search(n)) for n in trace.names] + [False], dtype=bool)
     at = att.op[host[trace.slices.name[att.work]] & (att.op >= 0)]
@@ -319,7 +323,7 @@ def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] 
     """Slice `row` as a by-shape row of its own (its FLOPs, bytes and the GPU time of the
     kernels it caused), with the trace's peaks; None when the model does not know the op."""
     work = work_of(trace.slice_name(row), args)
-    if work is None:
+    if work is None or _host_copies(trace)[row]:  # a host copy: no HBM roof for it
         return None
     gpu = int(cuda_totals(trace)[1][row])
     dims = json.dumps(args.get("Input Dims")) if isinstance(args, dict) else ""

@@ -29,7 +29,10 @@ def icicle(tree: CallTree, root: int, rows: int, width: int) -> list[list[Span]]
     while len(out) < rows:
         below: list[tuple[float, float, int]] = []
         for a, b, node in level:
-            whole = float(tree.total[node])
+            # Children overlapping each other can add up to more than their parent (its self
+            # goes negative): they share its width then, never more.
+            kids_total = sum(float(tree.total[k]) for k in tree.children(node) if tree.total[k] > 0)
+            whole = max(float(tree.total[node]), kids_total)
             x = a
             for kid in tree.children(node):
                 weight = float(tree.total[kid])
