@@ -28,9 +28,11 @@ async def measure(path: Path, presses: int, size: tuple[int, int]) -> tuple[floa
         await pilot.pause()
         start = time.perf_counter()
         await pilot.press("T")
+        await app.workers.wait_for_complete()  # the tree is built in a thread
         await pilot.pause()
         opened = time.perf_counter() - start  # the call tree built, the tree pane drawn
         await pilot.press("f")
+        await app.workers.wait_for_complete()
         await pilot.pause()
         flame = app.query_one(FlameView)
         painted: list[float] = []

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from tests.tui.helpers import loaded, run
+from tests.tui.helpers import built, loaded, run
 from tui.model.analysis.call_tree import bottom_up, call_tree
 from tui.model.analysis.ops import UNLAUNCHED, op_stats
 from tui.model.analysis.scope import Scope
@@ -147,7 +147,7 @@ def test_summary_tree_prints_it_to_a_depth(trace):
 async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
     async with loaded(trace.path, (120, 40)) as (pilot, app):
         await pilot.press("T")
-        await pilot.pause()
+        await built(app, pilot)
         pane = app.query_one(TreePane)
         tree = pane.query_one("#calls")
         assert pane.weight == "gpu"
@@ -157,10 +157,13 @@ async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
         timeline = app.query_one(Timeline)
         assert timeline.trace.slice_name(timeline.selected) == "aten::mm"
         await pilot.press("x")
+        await built(app, pilot)
         assert pane.weight == "cpu" and pane.calls.weight == "cpu"
         await pilot.press("u")
+        await built(app, pilot)
         assert pane.view == "bottom-up" and pane.calls.inverted
         await pilot.press("u", "v")
+        await built(app, pilot)
         assert pane.view == "modules" and pane.scope_name == "view"
         await pilot.press("escape")
         assert not app.query(TreePane)

@@ -99,3 +99,9 @@ def screen_rows(timeline: Any) -> list[Any]:
     """The display rows on screen now, top to bottom (pinned ones first)."""
     rows = [timeline.row_at(y) for y in range(timeline.view_height)]
     return [timeline.rows[i] for i in rows if i >= 0]
+
+
+async def built(app, pilot) -> None:
+    """Until what the app builds in threads (the call tree, the roofline) is shown."""
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.model.test_call_tree import trace  # noqa: F401 (the hand-made nested trace)
-from tests.tui.helpers import loaded
+from tests.tui.helpers import built, loaded
 from tests.tui.test_snapshots import check
 from tui.model.analysis.call_tree import call_tree
 from tui.model.present.icicle import icicle
@@ -45,17 +45,17 @@ def _pane_text(app) -> str:
 async def test_snapshots_of_the_tree_and_the_flame_view(trace, size):  # noqa: F811
     async with loaded(trace.path, size) as (pilot, app):
         await pilot.press("T")
-        await pilot.pause()
+        await built(app, pilot)
         check(f"tree_pane_{size[0]}x{size[1]}", _pane_text(app))
         await pilot.press("f")
-        await pilot.pause()
+        await built(app, pilot)
         check(f"flame_view_{size[0]}x{size[1]}", _pane_text(app))
 
 
 async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
     async with loaded(trace.path, (120, 40)) as (pilot, app):
         await pilot.press("T", "x", "f")  # by CPU time
-        await pilot.pause()
+        await built(app, pilot)
         pane = app.query_one(TreePane)
         flame = pane.query_one(FlameView)
         assert app.focused is flame and flame.calls.weight == "cpu"
@@ -77,4 +77,5 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         await pilot.press("up")
         assert flame.node == 0
         await pilot.press("f")  # back to the tree
+        await built(app, pilot)
         assert not pane.has_class("flame") and app.focused is pane.query_one("#calls")

@@ -8,6 +8,7 @@ import re
 import zlib
 from typing import ClassVar
 
+import numpy as np
 from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
@@ -21,6 +22,13 @@ from tui.model.present.icicle import Span, icicle
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 
+
+# What is shown until the pane's tree is built: a root with no weight (no rows).
+def _one(value: int) -> np.ndarray:
+    return np.array([value], np.int64)
+
+
+EMPTY = CallTree(_one(-1), _one(-1), _one(0), _one(0), _one(0), _one(-1), [], "cpu")
 # Background colours of frames, picked by a hash of the name so a name keeps its colour.
 PALETTE = ("#5f3f1f", "#6f4a1a", "#7a3b22", "#5a4a2a", "#6a3030", "#704020")
 SELECTED = Style(color="black", bgcolor="#ffd75f", bold=True)
@@ -49,9 +57,10 @@ class FlameView(Widget, can_focus=True):
             super().__init__()
             self.node = node
 
-    def __init__(self, tree: CallTree, *, id: str | None = None) -> None:
+    def __init__(self, tree: CallTree | None, *, id: str | None = None) -> None:
+        """`tree`: None until the pane has built one (an empty tree is shown)."""
         super().__init__(id=id)
-        self.calls = tree
+        self.calls = tree if tree is not None else EMPTY
         self.roots = [0]  # the zoom stack
         self.row, self.node = 0, 0  # the frame under the cursor
         self.search = ""

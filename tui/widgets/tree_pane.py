@@ -72,13 +72,14 @@ class TreePane(Vertical):
         picked = scope_named(trace, "trace", window, selected, marked)
         self.scope, self.scope_label = picked.scope, picked.label
         self.calls: CallTree | None = None
+        self.generation = 0  # of the tree asked for: a late thread's tree is dropped
 
     def compose(self) -> ComposeResult:
         yield Static(id="tree-head")
         tree: Tree[int] = Tree("(all)", id="calls")
         tree.auto_expand = False  # enter jumps; space opens and closes
         yield tree
-        yield FlameView(call_tree(self.trace, self.scope, self.weight), id="flame")
+        yield FlameView(None, id="flame")
         yield Input(placeholder="highlight frames whose name holds…", id="flame-search")
 
     @guarded
@@ -86,14 +87,31 @@ class TreePane(Vertical):
         self.rebuild()
 
     def rebuild(self) -> None:
+        """The tree of the view, weight and scope chosen: built in a thread (a second or so
+        for a million slices, the first time), then shown; a newer choice wins."""
+        self.generation += 1
+        generation = self.generation
+        view, weight, scope = self.view, self.weight, self.scope
+        self.query_one("#tree-head", Static).update(Text(" building the call tree…"))
+
+        def build() -> None:
+            if view == "bottom-up":
+                found = bottom_up(self.trace, scope, weight)
+            else:
+                found = call_tree(self.trace, scope, weight, view == "modules")
+            try:
+                self.app.call_from_thread(self._built, generation, found)
+            except RuntimeError:  # the app closed meanwhile
+                return
+
+        self.run_worker(build, thread=True, group="call tree", exit_on_error=False)
+
+    @guarded
+    def _built(self, generation: int, found: CallTree) -> None:
         trees = self.query("#calls")
-        if not trees:
+        if not trees or generation != self.generation:
             return
         widget: Tree[int] = trees.first(Tree)
-        if self.view == "bottom-up":
-            found = bottom_up(self.trace, self.scope, self.weight)
-        else:
-            found = call_tree(self.trace, self.scope, self.weight, self.view == "modules")
         self.calls = found
         root = int(found.total[0])
         head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
