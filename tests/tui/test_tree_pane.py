@@ -59,6 +59,7 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         pane = app.query_one(TreePane)
         flame = pane.query_one(FlameView)
         assert app.focused is flame and flame.calls.weight == "cpu"
+        assert "(all): 1.8 ms (100.0% of the view)" in str(pane.query_one("#tree-head").render())
         await pilot.press("down")
         assert flame.calls.label(flame.node) == "ProfilerStep#1"
         await pilot.press("right")

@@ -113,6 +113,9 @@ class TreePane(Vertical):
             return
         widget: Tree[int] = trees.first(Tree)
         self.calls = found
+        for flame in self.query(FlameView):  # first: the head describes its frame
+            if flame.calls is not found:
+                flame.show(found)
         root = int(found.total[0])
         head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
         head.append(f"{printable(self.scope_label)} ", style="bold reverse")
@@ -127,9 +130,6 @@ class TreePane(Vertical):
         if why is not None:
             head.append(f"\n {why}", style="bold")
         self.query_one("#tree-head", Static).update(head)
-        for flame in self.query(FlameView):
-            if flame.calls is not found:
-                flame.show(found)
         widget.clear()
         widget.root.set_label(self._label(found, [0], root))
         widget.root.data = 0
