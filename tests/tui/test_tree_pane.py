@@ -77,6 +77,9 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         assert flame.search == "" and app.query(TreePane)
         await pilot.press("up")
         assert flame.node == 0
+        await pilot.press("u", "u")  # the modules view, in the flame: its own root in the head
+        await built(app, pilot)
+        assert "(all): 1.4 ms (100.0% of the view)" in str(pane.query_one("#tree-head").render())
         await pilot.press("f")  # back to the tree
         await built(app, pilot)
         assert not pane.has_class("flame") and app.focused is pane.query_one("#calls")
