@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from tui.model.analysis.call_tree import bottom_up, call_tree
+from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
+from tui.model.analysis.call_tree import tree_for
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.graphs import graphs
 from tui.model.analysis.rank_compare import compare
@@ -210,10 +211,10 @@ def _summary_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--view",
-        choices=("top-down", "bottom-up", "modules"),
+        choices=TREE_VIEWS,
         default=TREE_DEFAULTS["view"],
-        help="--tree: callers to callees, each frame's callers by its self time, or only "
-        "nn.Module frames",
+        help="--tree: callers to callees, each frame's callers by its self time, only "
+        "nn.Module frames, or those with a class's instances merged",
     )
     parser.add_argument(
         "--depth",
@@ -469,10 +470,7 @@ def _tree(trace: Trace, opts: argparse.Namespace, scope: Scope) -> int:
     if opts.depth < 1:
         return _fail("--depth must be 1 or more", 2)
     weight = opts.weight or ("gpu" if trace.kind_mask("gpu").any() else "cpu")
-    if opts.view == "bottom-up":
-        tree = bottom_up(trace, scope, weight)
-    else:
-        tree = call_tree(trace, scope, weight, modules=opts.view == "modules")
+    tree = tree_for(trace, opts.view, scope, weight)
     if opts.format == "json":
         sys.stdout.buffer.write(tree_json(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE))
     else:

@@ -225,3 +225,24 @@ def test_children_overlapping_each_other_never_draw_past_the_width(tmp_path):
     tree = call_tree(trace, weight="cpu")
     for row in icicle(tree, 0, 5, 80):
         assert all(0 <= s.x0 < s.x1 <= 80 for s in row)
+
+
+def test_module_classes_merge_a_classs_instances(tmp_path):
+    events = [
+        _x("nn.Module: Net_0", 0, 100, "python_function"),
+        _x("nn.Module: Linear_0", 10, 30, "python_function"),
+        _x("nn.Module: Linear_1", 50, 40, "python_function"),
+        _x("nn.Module: Linear_10", 95, 4, "python_function"),
+    ]
+    trace = _load(tmp_path, events)
+    per_instance = call_tree(trace, weight="cpu", modules=True)
+    assert len(per_instance.children(per_instance.children(0)[0])) == 3
+    classes = call_tree(trace, weight="cpu", modules=True, by_class=True)
+    (net,) = classes.children(0)
+    (linear,) = classes.children(net)
+    assert (classes.label(net), classes.label(linear)) == ("nn.Module: Net", "nn.Module: Linear")
+    assert (classes.calls[linear], classes.total[linear]) == (3, 74 * US)
+    assert classes.self_[net] == (100 - 74) * US
+    text = run("summary", str(tmp_path / "t.json"), "--tree", "--view", "module classes").stdout
+    line = next(x for x in text.splitlines() if x.endswith("nn.Module: Linear"))
+    assert line.split()[:6] == ["74", "us", "74.0%", "74", "us", "3"]

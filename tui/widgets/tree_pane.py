@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from tui.model.analysis.call_tree import CallTree, bottom_up, call_tree
+from tui.model.analysis.call_tree import VIEWS, CallTree, tree_for
 from tui.model.present.scopes import SCOPE_NAMES, scope_named
 from tui.model.present.tree_report import chain, chain_label, empty_reason
 from tui.model.text import printable
@@ -23,7 +23,6 @@ from tui.model.trace import Trace
 from tui.widgets.error_screen import guarded
 from tui.widgets.flame_view import FlameView
 
-VIEWS = ("top-down", "bottom-up", "modules")
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
 
 
@@ -42,7 +41,7 @@ class TreePane(Vertical):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_weight", "CPU/GPU time"),
-        Binding("u", "next_view", "Top-down/bottom-up/modules"),
+        Binding("u", "next_view", "Top-down/bottom-up/modules/module classes"),
         Binding("v", "next_scope", "Tree scope"),
         Binding("f", "toggle_flame", "Tree / flame view"),
         Binding("slash", "search", "Flame view: highlight frames", show=False),
@@ -95,10 +94,7 @@ class TreePane(Vertical):
         self.query_one("#tree-head", Static).update(Text(" building the call tree…"))
 
         def build() -> None:
-            if view == "bottom-up":
-                found = bottom_up(self.trace, scope, weight)
-            else:
-                found = call_tree(self.trace, scope, weight, view == "modules")
+            found = tree_for(self.trace, view, scope, weight)
             try:
                 self.app.call_from_thread(self._built, generation, found)
             except RuntimeError:  # the app closed meanwhile

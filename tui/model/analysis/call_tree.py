@@ -8,7 +8,8 @@ Self CUDA: kernel -> launch -> the op around the launch).
 - Bottom-up: the callers of each frame, weighted by its self time, so the heaviest leaves come
   first and their call paths follow.
 - Modules: the same tree with only `nn.Module: Name` frames kept (each under its nearest module
-  above), so "which layer costs most GPU time" has one answer.
+  above), so "which layer costs most GPU time" has one answer; by class, a class's instances
+  (`Qwen2DecoderLayer_0` to `_23`) are one node: "which kind of layer".
 
 Where a slice's children overlap each other (a `ProfilerStep#N` that starts inside the Python
 frame of its `__enter__`), their time is counted in both and its self goes negative, exactly as
@@ -17,6 +18,7 @@ torch's table has it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -29,6 +31,7 @@ from .scope import Scope
 
 I64 = npt.NDArray[np.int64]
 MODULE = "nn.Module: "
+INSTANCE = re.compile(r"_\d+$")  # torch numbers a module class's instances: Linear_91
 ROOT = "(all)"
 
 
@@ -82,11 +85,27 @@ class CallTree:
 
 
 def call_tree(
-    trace: Trace, scope: Scope | None = None, weight: str = "cpu", modules: bool = False
+    trace: Trace,
+    scope: Scope | None = None,
+    weight: str = "cpu",
+    modules: bool = False,
+    by_class: bool = False,
 ) -> CallTree:
-    """Remembered per scope, weight and view, as the pane asks again."""
-    key = f"call_tree {scope} {weight} {modules}"
-    return trace.derive(key, lambda: _call_tree(trace, scope, weight, modules))
+    """Remembered per scope, weight and view, as the pane asks again. `by_class` (with
+    `modules`): a module's instances are one node (`Qwen2DecoderLayer` for `_0` to `_23`)."""
+    key = f"call_tree {scope} {weight} {modules} {by_class}"
+    return trace.derive(key, lambda: _call_tree(trace, scope, weight, modules, by_class))
+
+
+VIEWS = ("top-down", "bottom-up", "modules", "module classes")
+
+
+def tree_for(trace: Trace, view: str, scope: Scope | None, weight: str) -> CallTree:
+    """The tree of one of VIEWS."""
+    if view == "bottom-up":
+        return bottom_up(trace, scope, weight)
+    modules = view in ("modules", "module classes")
+    return call_tree(trace, scope, weight, modules, by_class=view == "module classes")
 
 
 def bottom_up(trace: Trace, scope: Scope | None = None, weight: str = "cpu") -> CallTree:
@@ -154,12 +173,30 @@ def _tree_depth(parent: I64, rows: I64) -> I64:
     return depth
 
 
-def _call_tree(trace: Trace, scope: Scope | None, weight: str, modules: bool) -> CallTree:
+def _classes(names: list[str]) -> tuple[I64, list[str]]:
+    """Each name's id among the names with module instances merged by class
+    (`nn.Module: Linear_91` -> `nn.Module: Linear`), and those names."""
+    merged: dict[str, int] = {}
+    ids = []
+    for name in names:
+        if name.startswith(MODULE):
+            name = INSTANCE.sub("", name)
+        ids.append(merged.setdefault(name, len(merged)))
+    return np.asarray(ids, np.int64), list(merged)
+
+
+def _call_tree(
+    trace: Trace, scope: Scope | None, weight: str, modules: bool, by_class: bool
+) -> CallTree:
     s = trace.slices
     rows, up = _rows(trace, scope, modules)
     total, own = _weights(trace, weight, rows, up)
     node = np.full(len(s), -1, np.int64)
-    width = len(trace.names) + 1
+    if by_class:
+        name_id, labels = _classes(trace.names)
+    else:
+        name_id, labels = np.arange(len(trace.names), dtype=np.int64), trace.names
+    width = len(labels) + 1
     parents: list[I64] = [np.asarray([-1])]
     names: list[I64] = [np.asarray([-1])]
     count = 1
@@ -169,7 +206,7 @@ def _call_tree(trace: Trace, scope: Scope | None, weight: str, modules: bool) ->
     has_up = rows[up[rows] >= 0]
     marked = np.zeros(len(s), bool)
     while len(level):
-        keys = above * width + s.name[level]
+        keys = above * width + name_id[s.name[level]]
         found, index = np.unique(keys, return_inverse=True)
         node[level] = count + index
         parents.append(found // width)
@@ -181,7 +218,7 @@ def _call_tree(trace: Trace, scope: Scope | None, weight: str, modules: bool) ->
         above = node[up[below]]
         level = below
     parent, name = np.concatenate(parents), np.concatenate(names)
-    return _sums(trace, rows, node, parent, name, total, own, weight, count)
+    return _sums(trace, rows, node, parent, name, total, own, weight, count, labels)
 
 
 def _sums(
@@ -194,6 +231,7 @@ def _sums(
     own: I64,
     weight: str,
     count: int,
+    labels: list[str],
 ) -> CallTree:
     s = trace.slices
     at = node[rows]
@@ -205,7 +243,7 @@ def _sums(
     longest = np.full(count, -1, np.int64)
     order = rows[np.lexsort((s.dur[rows], at))]  # by node, then shortest first
     longest[node[order]] = order  # the last written, the longest, wins
-    return CallTree(parent, name, calls, totals, selfs, longest, trace.names, weight)
+    return CallTree(parent, name, calls, totals, selfs, longest, labels, weight)
 
 
 def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:

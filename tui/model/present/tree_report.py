@@ -7,7 +7,8 @@ wrappers above `forward`) is one line, `first › … › last (+N frames)`, wit
 numbers, and counts as one level (in JSON too). Nodes under `min_share` of the root are left
 out, counted and summed.
 
-JSON schema: path, weight ("cpu" | "gpu"), view ("top-down" | "bottom-up" | "modules"),
+JSON schema: path, weight ("cpu" | "gpu"), view ("top-down" | "bottom-up" | "modules" |
+  "module classes"),
   root: {name, total_ns, self_ns, calls, frames (the joined chain's names, first to last),
   children: [...], hidden (children under min_share of the root left out), hidden_ns} to
   `depth` levels; name and numbers are the chain's last frame's.
@@ -100,7 +101,7 @@ def empty_reason(trace: Trace, tree: CallTree, view: str) -> str | None:
     """Why a tree has nothing to show, and what to do instead; None when it has."""
     if tree.total[0]:
         return None
-    if view == "modules" and not any(n.startswith(MODULE) for n in trace.names):
+    if view.startswith("module") and not any(n.startswith(MODULE) for n in trace.names):
         return (
             "no nn.Module frames in this trace (profile with with_stack=True or with_modules=True "
             "for them): the top-down view has the rest"
