@@ -10,7 +10,6 @@ from typing import ClassVar
 
 import numpy as np
 from rich.segment import Segment
-from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
@@ -29,17 +28,28 @@ def _one(value: int) -> np.ndarray:
 
 
 EMPTY = CallTree(_one(-1), _one(-1), _one(0), _one(0), _one(0), _one(-1), [], "cpu")
-# Background colours of frames, picked by a hash of the name so a name keeps its colour.
-PALETTE = ("#5f3f1f", "#6f4a1a", "#7a3b22", "#5a4a2a", "#6a3030", "#704020")
-SELECTED = Style(color="black", bgcolor="#ffd75f", bold=True)
-MATCH = Style(color="black", bgcolor="#87d7ff", bold=True)
+# Frame colours, picked by a hash of the name so a name keeps its colour.
+FRAMES = 6
 
 
 class FlameView(Widget, can_focus=True):
     """An icicle of one call tree; the root row is the zoomed-into node."""
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "flame--selected",
+        "flame--match",
+        *(f"flame--frame-{k}" for k in range(FRAMES)),
+    }
     DEFAULT_CSS = """
-    FlameView { height: 1fr; }
+    FlameView { height: 1fr; background: $surface; }
+    FlameView > .flame--selected { background: $accent; color: $text; text-style: bold; }
+    FlameView > .flame--match { background: $warning; color: $background; text-style: bold; }
+    FlameView > .flame--frame-0 { background: sienna; color: white; }
+    FlameView > .flame--frame-1 { background: darkgoldenrod; color: white; }
+    FlameView > .flame--frame-2 { background: firebrick; color: white; }
+    FlameView > .flame--frame-3 { background: peru; color: black; }
+    FlameView > .flame--frame-4 { background: chocolate; color: black; }
+    FlameView > .flame--frame-5 { background: indianred; color: black; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "across(-1)", "Frame before", show=False),
@@ -96,20 +106,16 @@ class FlameView(Widget, can_focus=True):
             label = self.calls.label(span.shown)
             text = _fit(short_name(label), span.x1 - span.x0)
             if span.node == self.node:
-                style = SELECTED
+                kind = "flame--selected"
             elif needle and self._holds(span, needle):
-                style = MATCH
+                kind = "flame--match"
             else:
-                bg = PALETTE[zlib.crc32(label.encode()) % len(PALETTE)]
-                style = Style(color="white", bgcolor=bg)
-            segments.append(Segment(text, style))
+                kind = f"flame--frame-{zlib.crc32(label.encode()) % FRAMES}"
+            segments.append(Segment(text, self.get_component_rich_style(kind)))
             at = span.x1
         if at < width:
             segments.append(Segment(" " * (width - at)))
         return Strip(segments, width)
-
-    def on_resize(self) -> None:
-        self._layout_key = None
 
     def _move_to(self, row: int, span: Span) -> None:
         self.row, self.node = row, span.node

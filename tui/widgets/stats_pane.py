@@ -18,7 +18,7 @@ from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
-from tui.model.present.scopes import SCOPE_NAMES, scope_named
+from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tables import scope_report, table_for
 from tui.model.text import printable
 from tui.model.timescale import format_duration
@@ -250,7 +250,7 @@ class StatsPane(Vertical):
 
     @guarded
     def action_next_scope(self) -> None:
-        self._scope_to(SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)])
+        self._scope_to(next_scope(self.scope_name))
 
     def rebuild(self, keep_place: bool = False) -> None:
         """The strip and the table again; `keep_place`: the same rows, with more columns, so

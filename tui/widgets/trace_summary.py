@@ -24,10 +24,7 @@ class TraceSummary(Static):
 
     def _text(self, health_line: str | None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
-        lines = describe(self.trace, self.shown_as).splitlines()
-        if health_line is not None:  # before the device names, which may be long
-            head = lines[0].split(" · ")
-            lines[0] = " · ".join([*head[:3], health_line, *head[3:]])
+        lines = describe(self.trace, self.shown_as, health_line).splitlines()
         return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
 
     def on_mount(self) -> None:
@@ -46,12 +43,14 @@ class TraceSummary(Static):
         self.run_worker(check, thread=True, group="health", exit_on_error=False)
 
 
-def describe(trace: Trace, shown_as: str | None = None) -> str:
-    """`file · 12.3 ms · 4,567 slices · NVIDIA H100` plus what was skipped."""
+def describe(trace: Trace, shown_as: str | None = None, health_line: str | None = None) -> str:
+    """`file · 12.3 ms · 4,567 slices · health: ok · NVIDIA H100` plus what was skipped; the
+    health line, once found, comes before the device names, which may be long."""
     parts = [
         shown_as or trace.path.rsplit("/", 1)[-1],
         format_duration(trace.span_ns),
         f"{len(trace.slices):,} slices",
+        *([health_line] if health_line is not None else []),
     ]
     gpus = [d for d in trace.devices if d.get("name")]
     # Kineto lists every GPU of the node; a rank's trace uses one of them.

@@ -15,7 +15,7 @@ from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from tui.model.analysis.call_tree import VIEWS, CallTree, tree_for
-from tui.model.present.scopes import SCOPE_NAMES, scope_named
+from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tree_report import chain, chain_label, empty_reason
 from tui.model.text import printable
 from tui.model.timescale import format_duration
@@ -113,19 +113,7 @@ class TreePane(Vertical):
             if flame.calls is not found:
                 flame.show(found)
         root = int(found.total[0])
-        head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
-        head.append(f"{printable(self.scope_label)} ", style="bold reverse")
-        head.append(f"  {format_duration(root)} in all   ")
-        if self.has_class("flame"):
-            flame = self.query_one(FlameView)
-            head.append(printable(flame.describe()))
-            head.append("   (arrows move, enter zooms in, backspace out, / highlights, f tree)")
-        else:
-            head.append("x CPU/GPU  u view  v scope  f flame  space open/close  enter: longest")
-        why = empty_reason(self.trace, found, self.view)
-        if why is not None:
-            head.append(f"\n {why}", style="bold")
-        self.query_one("#tree-head", Static).update(head)
+        self.rebuild_head()
         widget.clear()
         widget.root.set_label(self._label(found, [0], root))
         widget.root.data = 0
@@ -211,8 +199,9 @@ class TreePane(Vertical):
 
     @guarded
     def action_next_scope(self) -> None:
-        name = SCOPE_NAMES[(SCOPE_NAMES.index(self.scope_name) + 1) % len(SCOPE_NAMES)]
-        picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
+        picked = scope_named(
+            self.trace, next_scope(self.scope_name), self.window, self.selected, self.marked
+        )
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
 
@@ -241,16 +230,25 @@ class TreePane(Vertical):
         self.rebuild_head()
 
     def rebuild_head(self) -> None:
-        """The head again (the frame under the flame view's cursor changed)."""
-        if self.calls is None:
+        """The head: what the tree is, then in the flame view the frame under the cursor and
+        what the search highlights, in the tree its keys; and why an empty tree is empty."""
+        found = self.calls
+        if found is None:
             return
-        flame = self.query_one(FlameView)
         head = Text(f" {self.view} · {self.weight.upper()} time · scope ", style="bold reverse")
         head.append(f"{printable(self.scope_label)} ", style="bold reverse")
-        head.append(f"  {printable(flame.describe())}")
-        needle = flame.search
-        if needle:
-            head.append(f"   {flame.matches():,} frames hold “{printable(needle)}”")
+        head.append(f"  {format_duration(int(found.total[0]))} in all   ")
+        if self.has_class("flame"):
+            flame = self.query_one(FlameView)
+            head.append(printable(flame.describe()))
+            if flame.search:
+                head.append(f"   {flame.matches():,} frames hold “{printable(flame.search)}”")
+            head.append("   (arrows move, enter zooms in, backspace out, / highlights, f tree)")
+        else:
+            head.append("x CPU/GPU  u view  v scope  f flame  space open/close  enter: longest")
+        why = empty_reason(self.trace, found, self.view)
+        if why is not None:
+            head.append(f"\n {why}", style="bold")
         self.query_one("#tree-head", Static).update(head)
 
     def action_leave(self) -> None:

@@ -43,9 +43,14 @@ class Compiled:
 
 
 def is_region(trace: Trace) -> npt.NDArray[np.bool_]:
-    """Per slice row: whether it is a compiled region (an op of one of REGION's names)."""
-    named = np.asarray([bool(REGION.match(n)) for n in trace.names] + [False])
-    return named[trace.slices.name] & op_tree(trace).is_op
+    """Per slice row: whether it is a compiled region (an op of one of REGION's names); found
+    once per trace (the details ask at every selection)."""
+
+    def find() -> npt.NDArray[np.bool_]:
+        named = np.asarray([bool(REGION.match(n)) for n in trace.names] + [False])
+        return named[trace.slices.name] & op_tree(trace).is_op
+
+    return trace.derive("compiled regions", find)
 
 
 def compiled(trace: Trace, launched_here: npt.NDArray[np.bool_] | None = None) -> Compiled:

@@ -41,12 +41,12 @@ def icicle(tree: CallTree, root: int, rows: int, width: int) -> list[list[Span]]
                 w = (b - a) * weight / whole
                 below.append((x, x + w, kid))
                 x += w
-        spans = [_span(tree, a, b, n) for a, b, n in below if round(b) > round(a)]
-        if not spans:
+        wide = [(a, b, _span(tree, a, b, n)) for a, b, n in below if round(b) > round(a)]
+        if not wide:
             break
-        out.append(spans)
+        out.append([span for _, _, span in wide])
         # The next row splits each chain's last frame among its callees.
-        level = [(a, b, chain(tree, n)[-1]) for (a, b, n) in below if round(b) > round(a)]
+        level = [(a, b, span.node) for a, b, span in wide]
     return out
 
 
@@ -54,10 +54,3 @@ def _span(tree: CallTree, a: float, b: float, first: int) -> Span:
     nodes = chain(tree, first)
     modules = [n for n in nodes if tree.label(n).startswith(MODULE)]
     return Span(round(a), round(b), nodes[-1], modules[-1] if modules else nodes[-1])
-
-
-def span_at(layout: list[list[Span]], row: int, x: int) -> Span | None:
-    """The span under cell `x` of `row`, or None."""
-    if not 0 <= row < len(layout):
-        return None
-    return next((s for s in layout[row] if s.x0 <= x < s.x1), None)

@@ -170,10 +170,12 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
         ("Median launch-to-start", format_duration(delay) if delay is not None else "-"),
         ("CPU sync calls", f"{summary.sync_calls:,}, waiting {format_duration(summary.sync_ns)}"),
     ]
+    # How the GPU time splits, right after the line that gives it.
+    after = next(i for i, (label, _) in enumerate(lines) if label == "GPU time") + 1
     if summary.graphs:
-        lines.insert(7, ("CUDA graphs", _graphs_line(summary)))
+        lines.insert(after, ("CUDA graphs", _graphs_line(summary)))
     if summary.compiled is not None:
-        lines.insert(7, ("torch.compile", _compiled_line(summary.compiled)))
+        lines.insert(after, ("torch.compile", _compiled_line(summary.compiled)))
     for peak in summary.memory_peaks:
         where = " ".join(
             part
@@ -204,7 +206,7 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
     return lines
 
 
-GRAPHS_SHOWN = 3  # graphs named on the summary's line
+NAMED = 3  # graphs or compiled regions named on the summary's line
 
 
 def _compiled_line(found: Compiled) -> str:
@@ -212,9 +214,9 @@ def _compiled_line(found: Compiled) -> str:
     parts = [
         f"{printable(r.name)} {counted(r.calls, 'call')}, {counted(r.kernels, 'kernel')}, "
         f"{format_duration(r.gpu_ns)}"
-        for r in found.regions[:GRAPHS_SHOWN]
+        for r in found.regions[:NAMED]
     ]
-    more = len(found.regions) - GRAPHS_SHOWN
+    more = len(found.regions) - NAMED
     head = (
         f"{found.share:.0%} of the GPU work ({counted(found.kernels, 'kernel')}, "
         f"{format_duration(found.gpu_ns)}) launched in compiled regions"
@@ -230,9 +232,9 @@ def _graphs_line(summary: Summary) -> str:
     parts = [
         f"{g.label} {counted(g.replays, 'replay')} of {counted(g.kernels, 'kernel')}, "
         f"{format_duration(g.gpu_ns)} ({g.share:.0%})"
-        for g in summary.graphs[:GRAPHS_SHOWN]
+        for g in summary.graphs[:NAMED]
     ]
-    more = len(summary.graphs) - GRAPHS_SHOWN
+    more = len(summary.graphs) - NAMED
     return f"{head}: " + "; ".join(parts) + (f"; {more} more graphs" if more > 0 else "")
 
 

@@ -13,6 +13,11 @@ from ..trace import Trace
 SCOPE_NAMES = ("trace", "view", "range", "step", "subtree")
 
 
+def next_scope(name: str) -> str:
+    """The scope `v` goes to from `name`."""
+    return SCOPE_NAMES[(SCOPE_NAMES.index(name) + 1) % len(SCOPE_NAMES)]
+
+
 @dataclass(frozen=True)
 class NamedScope:
     """A scope as the user picked it: which of SCOPE_NAMES applied, and a label to show."""

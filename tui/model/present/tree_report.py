@@ -45,6 +45,14 @@ def chain(tree: CallTree, node: int) -> list[int]:
         out.append(kids[0])
 
 
+def visible(tree: CallTree, node: int, least: float) -> tuple[list[int], int, int]:
+    """The children of `node` with weight: those of at least `least` (heaviest first), how many
+    lighter ones there are, and their weight."""
+    kids = [k for k in tree.children(node) if tree.total[k]]
+    shown = [k for k in kids if tree.total[k] >= least]
+    return shown, len(kids) - len(shown), sum(int(tree.total[k]) for k in kids[len(shown) :])
+
+
 def chain_label(tree: CallTree, nodes: list[int]) -> str:
     if len(nodes) <= CHAIN_SHOWN:
         return " › ".join(tree.label(n) for n in nodes)
@@ -77,13 +85,11 @@ def as_text(
         rows.append(_cells(tree, last, root, indent + chain_label(tree, nodes)))
         if level + 1 >= depth:
             return
-        kids = [k for k in tree.children(last) if tree.total[k]]
-        shown = [k for k in kids if tree.total[k] >= min_share * root]
+        shown, hidden, rest = visible(tree, last, min_share * root)
         for k in shown:
             walk(k, level + 1)
-        if len(kids) > len(shown):
-            rest = sum(int(tree.total[k]) for k in kids[len(shown) :])
-            more = f"{indent}  ({len(kids) - len(shown)} more, {format_duration(rest)})"
+        if hidden:
+            more = f"{indent}  ({hidden} more, {format_duration(rest)})"
             rows.append(["", "", "", "", more])
 
     walk(0, 0)
@@ -142,11 +148,8 @@ def as_json(trace: Trace, tree: CallTree, view: str, depth: int, min_share: floa
             "calls": int(tree.calls[last]),
         }
         if level + 1 < depth:
-            kids = [k for k in tree.children(last) if tree.total[k]]
-            shown = [k for k in kids if tree.total[k] >= min_share * root]
+            shown, out["hidden"], out["hidden_ns"] = visible(tree, last, min_share * root)
             out["children"] = [node_json(k, level + 1) for k in shown]
-            out["hidden"] = len(kids) - len(shown)
-            out["hidden_ns"] = sum(int(tree.total[k]) for k in kids[len(shown) :])
         return out
 
     doc = {"path": trace.path, "weight": tree.weight, "view": view, "root": node_json(0, 0)}
