@@ -18,8 +18,12 @@ from tui.model.analysis.summary import OUTSIDE_GAPS, summarize
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 
-NOT_TRACES = {"not_a_trace_execution_trace_et.json.gz", "google_cloud_trace.json"}
 TRACES = shared_traces()
+# Valid JSON that is no trace: an execution trace, a cloud trace, and the graph-capture
+# companions' `execution_details.json` (which capture trace goes with a replay).
+NOT_TRACES = {"not_a_trace_execution_trace_et.json.gz", "google_cloud_trace.json"} | {
+    p.name for p in TRACES if p.name.endswith(".execution_details.json")
+}
 pytestmark = pytest.mark.skipif(not TRACES, reason=f"real traces not present: {SHARED} is missing")
 
 
