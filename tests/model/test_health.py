@@ -12,7 +12,7 @@ import pytest
 from tests.tui.helpers import loaded, run
 from tui.model.analysis.health import health
 from tui.model.ingest import load_trace
-from tui.widgets.health_screen import HealthScreen
+from tui.screens.health import HealthScreen
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
 

@@ -76,7 +76,11 @@ async def test_the_diff_pane_ranks_filters_and_jumps(pair):
 
 async def test_keys_of_a_pair_say_nothing_on_one_trace(pair):
     async with loaded(pair[0], (80, 24)) as (pilot, app):
-        assert not app.check_action("other_trace", ()) and not app.check_action("toggle_diff", ())
+        screen = app.screen  # the keys are the screen's, offered only with a pair
+        assert not screen.check_action("other_trace", ()) and not screen.check_action(
+            "pane", ("diff",)
+        )
+        assert not {"o", "D"} & set(screen.active_bindings)
         await pilot.press("D", "o")
         await pilot.pause()
         assert not app.query(DiffPane) and app.side == 0

@@ -8,7 +8,7 @@ import shutil
 from tests.conftest import DATA
 from tests.tui.helpers import loaded, until_failed
 from tui.model.present import navigate
-from tui.widgets.error_screen import ErrorScreen
+from tui.screens.error import ErrorScreen
 from tui.widgets.timeline import Timeline
 
 

@@ -22,8 +22,8 @@ from tests.conftest import DATA, SHARED
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded
 from tui.app import TraceApp
-from tui.widgets.health_screen import HealthScreen
-from tui.widgets.help_screen import HelpScreen
+from tui.screens.health import HealthScreen
+from tui.screens.help import HelpScreen
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline

@@ -7,6 +7,8 @@ import pytest
 
 from tests.bench.make_rank_set import write_rank_set
 from tests.tui.helpers import loaded
+from tui.screens.ranks import RankScreen
+from tui.screens.trace import TraceScreen
 from tui.widgets.rank_view import RankView
 from tui.widgets.timeline import Timeline
 
@@ -44,7 +46,8 @@ async def test_enter_opens_a_ranks_timeline_and_b_comes_back(ranks):
         await pilot.pause()
         timeline = app.query_one(Timeline)
         assert app.rank == 2 and timeline.trace.path.endswith("rank2.pt.trace.json")
-        assert not app.query_one(RankView).display and app.focused is timeline
+        assert isinstance(app.screen, TraceScreen) and app.focused is timeline
+        assert isinstance(app.screen_stack[-2], RankScreen)  # under it, to come back to
         await pilot.press("greater_than_sign")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
-from tui.widgets.help_screen import HelpScreen
+from tui.screens.help import HelpScreen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline

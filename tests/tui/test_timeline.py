@@ -16,7 +16,7 @@ from textual import events
 from tests.conftest import DATA
 from tests.tui.helpers import loaded, notes
 from tui.model.present.raster import gap_cells
-from tui.widgets.help_screen import HelpScreen
+from tui.screens.help import HelpScreen
 from tui.widgets.lane_canvas import CACHED_SCREENS
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline

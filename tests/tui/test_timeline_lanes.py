@@ -13,11 +13,12 @@ import pytest
 
 from tests.conftest import DATA
 from tests.deep_stack import write_deep_stack
-from tests.tui.helpers import loaded, notes
+from tests.tui.helpers import built, loaded, notes
 from tui.model.present.details import slice_details
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
+from tui.widgets.tree_pane import TreePane
 
 US = 1000
 
@@ -520,10 +521,23 @@ async def test_a_collapsed_lane_opens_to_the_shape_it_had(tmp_path):
         assert t.lanes.mode(lane) == "full"
 
 
-async def test_stats_keys_without_the_pane_say_how_to_open_it(ui):
+async def test_a_panes_keys_act_only_where_the_pane_has_the_keys(ui):
+    """Issue 28: with the call tree open and the timeline focused, `x` said "open the stats
+    pane" (the app forwarded the stats pane's keys). Now `x` is the tree's, in the tree."""
     pilot, t = ui
+    app = t.app
     await pilot.press("x")
-    assert notes(t.app)[-1] == "These keys work in the stats pane: t opens it."
+    assert "x" not in app.screen.active_bindings and not notes(app)
+    await pilot.press("T")
+    await built(app, pilot)
+    pane = app.query_one(TreePane)
+    assert app.focused is pane.query_one("#calls")
+    weight = pane.weight
+    await pilot.press("x")
+    assert pane.weight != weight
+    t.focus()
+    await pilot.press("x")
+    assert pane.weight != weight and not notes(app)
 
 
 async def test_the_title_stays_on_one_line_at_80_columns(tmp_path):

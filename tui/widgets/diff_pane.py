@@ -25,7 +25,8 @@ from tui.model.present.diff_report import (
 )
 from tui.model.text import printable
 from tui.model.timescale import format_duration
-from tui.widgets.error_screen import guarded
+from tui.screens.error import guarded
+from tui.widgets.pane import PaneDismissed
 
 TABLES = ("ops", "kernels", "regions")
 # The pane's column order, by table_cells' columns: the change comes right after the name, so
@@ -54,6 +55,7 @@ class DiffPane(Vertical):
     DiffPane > #diff-filter { height: 1; border: none; padding: 0 1; }
     DiffPane > DataTable { height: 1fr; min-height: 5; }
     """
+    FOCUS: ClassVar[str] = "#diff"  # what takes the keys when the pane opens
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "next_table", "Ops/kernels/regions"),
         *(
@@ -175,7 +177,7 @@ class DiffPane(Vertical):
         if self.query_one("#diff-filter", Input).has_focus:
             self.query_one("#diff", DataTable).focus()
         else:
-            self.app.action_toggle_diff()  # type: ignore[attr-defined]
+            self.post_message(PaneDismissed())
 
     @guarded
     def on_input_changed(self, event: Input.Changed) -> None:

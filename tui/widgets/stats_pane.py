@@ -23,7 +23,8 @@ from tui.model.present.tables import scope_report, table_for
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
-from tui.widgets.error_screen import guarded
+from tui.screens.error import guarded
+from tui.widgets.pane import PaneDismissed
 from tui.widgets.stats_table import StatsTable
 
 ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
@@ -53,6 +54,7 @@ class StatsPane(Vertical):
     StatsPane > #empty.shown { display: block; }
     StatsPane > StatsTable { height: 1fr; min-height: 5; }
     """
+    FOCUS: ClassVar[str] = "#stats"  # what takes the keys when the pane opens
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
         Binding("S", "toggle_shapes", "Ops by input shape"),
@@ -183,7 +185,7 @@ class StatsPane(Vertical):
         """Escape: out of the filter (keeping it) to the table, else the pane closes."""
         table = self.query_one(StatsTable)
         if table.has_focus:
-            self.app.action_toggle_stats()  # type: ignore[attr-defined]
+            self.post_message(PaneDismissed())
         else:
             table.focus()
 

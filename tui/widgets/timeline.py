@@ -21,7 +21,7 @@ from tui.model.present.raster import slice_at
 from tui.model.present.rows import COLLAPSED, FOLDED, FULL, Row
 from tui.model.text import printable, shown
 from tui.model.timescale import format_bytes, format_duration, format_time
-from tui.widgets.error_screen import guarded
+from tui.screens.error import guarded
 from tui.widgets.lane_canvas import LaneCanvas
 
 ZOOM_STEP = 0.5

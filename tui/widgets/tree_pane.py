@@ -20,8 +20,9 @@ from tui.model.present.tree_report import chain, chain_label, empty_reason
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
-from tui.widgets.error_screen import guarded
+from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
+from tui.widgets.pane import PaneDismissed
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
 
@@ -39,6 +40,7 @@ class TreePane(Vertical):
     TreePane > #flame-search { height: 1; border: none; padding: 0 1; display: none; }
     TreePane.searching > #flame-search { display: block; }
     """
+    FOCUS: ClassVar[str] = "#calls"  # what takes the keys when the pane opens
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_weight", "CPU/GPU time"),
         Binding("u", "next_view", "Top-down/bottom-up/modules/module classes"),
@@ -207,12 +209,15 @@ class TreePane(Vertical):
 
     def action_toggle_flame(self) -> None:
         self.toggle_class("flame")
+        self.refresh_bindings()  # `/` searches the flame view only
         self.rebuild()
 
-    async def action_search(self) -> None:
-        if not self.has_class("flame"):  # the timeline's search, as anywhere else
-            await self.app.run_action("search")
-            return
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Outside the flame view `/` is the timeline's search, as anywhere else: the key goes on
+        # to the screen's binding.
+        return self.has_class("flame") if action == "search" else True
+
+    def action_search(self) -> None:
         self.add_class("searching")
         self.query_one("#flame-search", Input).focus()
 
@@ -264,4 +269,4 @@ class TreePane(Vertical):
             flame.set_search("")
             self.rebuild_head()
             return
-        self.app.action_toggle_tree()  # type: ignore[attr-defined]
+        self.post_message(PaneDismissed())

@@ -1,0 +1,335 @@
+"""TraceScreen: one trace: the timeline, the details under it and one pane slot, where the
+stats, call tree and diff panes take turns.
+
+Keys go to what has focus: a pane declares its own bindings, so they act only while it has the
+keys, and the screen forwards none. A new pane is its widget module plus one line in PANES.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar, Protocol
+
+import numpy as np
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Footer, Input
+
+from tui.model.analysis.diff import TraceDiff
+from tui.model.analysis.gaps import idle_gaps
+from tui.model.analysis.health import health
+from tui.model.analysis.op_shapes import op_shapes
+from tui.model.analysis.ops import op_rows
+from tui.model.analysis.verdict import Verdict
+from tui.model.text import printable
+from tui.model.trace import Trace
+from tui.screens.error import guarded
+from tui.screens.health import HealthScreen
+from tui.widgets.diff_pane import DiffPane, DiffState
+from tui.widgets.pane import PaneDismissed
+from tui.widgets.slice_details import SliceDetails
+from tui.widgets.stats_pane import PaneState, StatsPane
+from tui.widgets.time_ruler import TimeRuler
+from tui.widgets.timeline import Timeline
+from tui.widgets.trace_summary import TraceSummary
+from tui.widgets.tree_pane import TreePane
+
+
+@dataclass
+class Pair:
+    """What the BASE and NEW screens of `trace-tui BASE NEW` share: what changed, once NEW has
+    loaded."""
+
+    changes: TraceDiff | None = None
+
+
+class Follows(Protocol):
+    """A pane that follows the timeline's window, selection and marked range (for its scope)."""
+
+    selected: int
+    marked: tuple[int, int] | None
+
+    def follow(
+        self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
+    ) -> None: ...
+
+
+def _stats(screen: TraceScreen) -> Widget | None:
+    t, last = screen.timeline, screen.left.get("stats")
+    kept = last if isinstance(last, PaneState) else None
+    return StatsPane(screen.trace, t.window, t.selected, t.marked, kept)
+
+
+def _tree(screen: TraceScreen) -> Widget | None:
+    t = screen.timeline
+    return TreePane(screen.trace, t.window, t.selected, t.marked)
+
+
+def _diff(screen: TraceScreen) -> Widget | None:
+    changes = screen.pair.changes if screen.pair is not None else None
+    if changes is None:
+        screen.timeline.say("NEW is still loading.")
+        return None
+    last = screen.left.get("diff")
+    return DiffPane(changes, last if isinstance(last, DiffState) else None)
+
+
+def _paired(screen: TraceScreen) -> bool:
+    return screen.pair is not None
+
+
+def _anywhere(screen: TraceScreen) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class PaneKind:
+    """A pane of the slot: its name, the key that opens and closes it, how it is made (None:
+    it cannot open now, and has said why) and on which screens it is offered."""
+
+    name: str
+    key: str
+    description: str
+    make: Callable[[TraceScreen], Widget | None]
+    offered: Callable[[TraceScreen], bool] = _anywhere
+
+
+PANES = (
+    PaneKind("stats", "t", "Stats", _stats),
+    PaneKind("tree", "T", "Call tree", _tree),
+    PaneKind("diff", "D", "Diff", _diff, _paired),
+)
+
+
+class TraceScreen(Screen[None]):
+    """One trace; in a rank set one rank's (`rank`), in a pair one side's (`side`, `pair`)."""
+
+    HELP_TITLE = "This trace"
+    HELP_MOUSE = (
+        "click selects a slice, drag marks a range, the wheel scrolls rows, ctrl+wheel or "
+        "shift+wheel zooms."
+    )
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search"),
+        Binding("escape", "close_search", "Close search", show=False),
+        *(Binding(p.key, f"pane('{p.name}')", p.description) for p in PANES),
+        Binding("H", "health", "Trace health", show=False),
+        Binding("b", "back_to_ranks", "Ranks"),
+        Binding("less_than_sign", "other_rank(-1)", "Rank before, same time", show=False),
+        Binding("greater_than_sign", "other_rank(1)", "Rank after, same time", show=False),
+        Binding("o", "other_trace", "Other trace"),
+    ]
+
+    class OtherTraceWanted(Message):
+        """`o`: the other trace of the pair, at the same place (the app switches modes)."""
+
+    class OtherRankWanted(Message):
+        """`<`, `>`: the rank `step` away, at the same time on the traces' own clock."""
+
+        def __init__(self, step: int, window_ns: tuple[int, int] | None) -> None:
+            super().__init__()
+            self.step, self.window_ns = step, window_ns
+
+    def __init__(
+        self,
+        trace: Trace,
+        verdict: Verdict | None,
+        shown_as: str | None = None,
+        *,
+        rank: int | None = None,
+        side: int = 0,
+        pair: Pair | None = None,
+    ) -> None:
+        super().__init__()
+        self.trace, self.verdict, self.shown_as = trace, verdict, shown_as
+        self.rank, self.side, self.pair = rank, side, pair
+        self.timeline = Timeline(trace)  # here: a trace it cannot show fails before the screen
+        self.left: dict[str, object] = {}  # how each pane was last left, to open it so again
+        self.open_pane: str | None = None  # the pane in the slot
+
+    def compose(self) -> ComposeResult:
+        yield TraceSummary(self.trace, self.shown_as)
+        yield TimeRuler()
+        yield self.timeline
+        yield VerticalScroll(SliceDetails(self.verdict), id="details")
+        search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
+        search.display = False
+        yield search
+        # Compact, without the palette hint: at 80 columns the keys that matter still fit.
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.timeline.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "pane":
+            return next(p for p in PANES if p.name == parameters[0]).offered(self)
+        if action in ("back_to_ranks", "other_rank"):
+            return self.rank is not None
+        if action == "other_trace":
+            return self.pair is not None
+        if action == "close_search":
+            return bool(self.query_one("#search").display)
+        return True
+
+    # --- the pane slot ----------------------------------------------------------------------
+
+    @guarded
+    def action_pane(self, name: str) -> None:
+        """Open the pane `name` in the slot, in the details' place, closing the one there; or
+        close it if it is the one there."""
+        was = self.open_pane
+        self.close_pane()
+        if was == name:
+            return
+        pane = next(p for p in PANES if p.name == name).make(self)
+        if pane is None:
+            return
+        self.open_pane = name
+        pane.id = "pane"
+        self.query_one("#details").display = False
+        self.mount(pane, after=self.query_one("#details"))
+        self.call_after_refresh(self._focus_pane, pane)
+
+    def _focus_pane(self, pane: Widget) -> None:
+        for part in pane.query(str(getattr(pane, "FOCUS", "*"))):  # none if closed at once
+            part.focus()
+            break
+
+    def kept(self, name: str) -> object | None:
+        """How the pane `name` is now, if it is open, else how it was left (None: never
+        opened)."""
+        for pane in self.query("#pane"):
+            state = getattr(pane, "state", None)
+            if self.open_pane == name and callable(state):
+                return state()
+        return self.left.get(name)
+
+    def close_pane(self) -> None:
+        """The pane goes (its state kept for next time), the details come back, and the keys
+        go to the timeline."""
+        name, self.open_pane = self.open_pane, None
+        for pane in self.query("#pane"):
+            state = getattr(pane, "state", None)
+            if name is not None and callable(state):
+                self.left[name] = state()
+            pane.remove()
+        self.query_one("#details").display = True
+        self.timeline.focus()
+        self.refresh_bindings()
+
+    def on_pane_dismissed(self, message: PaneDismissed) -> None:
+        message.stop()
+        self.close_pane()
+
+    def _following(self) -> list[Follows]:
+        return [p for p in self.query("#pane") if isinstance(p, StatsPane | TreePane)]
+
+    # --- what the timeline says ---------------------------------------------------------
+
+    @guarded
+    def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
+        for ruler in self.query(TimeRuler):
+            ruler.show(message.window, message.gutter, self.timeline.cells_width, message.marked)
+        for pane in self._following():
+            pane.follow(message.window, pane.selected, message.marked)
+
+    @guarded
+    def on_timeline_selection_changed(self, message: Timeline.SelectionChanged) -> None:
+        trace = self.trace
+        for details in self.query(SliceDetails):
+            if message.counter >= 0:
+                details.show_counter(trace, message.counter, message.window)
+            elif message.slice >= 0:
+                details.show_slice(trace, message.slice)
+            elif message.gap >= 0:
+                details.show_gap(trace, idle_gaps(trace), message.gap)
+            else:
+                details.clear()
+        for pane in self._following():
+            pane.follow(message.window, message.slice, pane.marked)
+
+    # --- what the panes choose ------------------------------------------------------------
+
+    @guarded
+    def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
+        rows = op_rows(self.trace, message.name)
+        if message.shapes:  # a row of the by-shape table
+            shapes = op_shapes(self.trace)
+            rows = rows[shapes.shape[rows] == shapes.texts.index(message.shapes)]
+        # The slices the row counts: those of its scope (a kernel's subtree: all of them).
+        scope = message.scope
+        if not (message.kernels and scope.root >= 0):
+            inside = rows[scope.rows(self.trace)[rows]]
+            rows = inside if len(inside) else rows
+        self.timeline.set_matches(rows)
+        if message.jump:
+            self.timeline.show_longest(rows)
+
+    @guarded
+    def on_tree_pane_node_chosen(self, message: TreePane.NodeChosen) -> None:
+        self.timeline.show_longest(np.asarray([message.row], np.int64))
+
+    @guarded
+    def on_diff_pane_row_chosen(self, message: DiffPane.RowChosen) -> None:
+        rows = op_rows(self.trace, message.name)
+        if not len(rows):
+            there = "NEW" if self.side == 0 else "BASE"
+            self.timeline.say(f"{printable(message.name)} is only in {there}: o shows {there}.")
+            return
+        self.timeline.set_matches(rows)
+        self.timeline.show_longest(rows)
+
+    # --- search, health, and the ways to other traces ---------------------------------------
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+        self.refresh_bindings()
+
+    def action_close_search(self) -> None:
+        self.query_one("#search", Input).display = False
+        self.timeline.focus()
+        self.refresh_bindings()
+
+    @guarded
+    def on_input_submitted(self, message: Input.Submitted) -> None:
+        if message.input.id != "search":
+            return
+        found = self.timeline.set_search(message.value)
+        k, n = self.timeline.match_position()
+        self.timeline.say(
+            f"match {k:,} of {n:,} for {printable(message.value)!r} (n, N: next, previous)"
+            if found
+            else f"no slice name contains {printable(message.value)!r}"
+        )
+        self.action_close_search()
+
+    @guarded
+    def action_health(self) -> None:
+        """torch's trace checks and what loading repaired; enter on an example goes to it."""
+
+        def chosen(row: int | None) -> None:
+            if row is not None:  # selected, in view
+                self.timeline.show_longest(np.asarray([row], np.int64))
+
+        self.app.push_screen(HealthScreen(self.trace, health(self.trace)), chosen)
+
+    def action_back_to_ranks(self) -> None:
+        self.app.pop_screen()  # to the rank table, under this screen
+
+    def action_other_rank(self, step: int) -> None:
+        base = self.trace.base_time_ns
+        t0, t1 = self.timeline.window
+        self.post_message(
+            self.OtherRankWanted(step, (base + t0, base + t1) if base is not None else None)
+        )
+
+    def action_other_trace(self) -> None:
+        self.post_message(self.OtherTraceWanted())
