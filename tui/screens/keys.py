@@ -8,7 +8,14 @@ False is not in them.
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.dom import DOMNode
 from textual.screen import Screen
+from textual.widget import Widget
+
+# Textual's own keys that act only when their widget can scroll that way (the timeline, say,
+# inherits a ScrollView's paging keys; it never scrolls sideways).
+_ACROSS = {"scroll_left", "scroll_right", "page_left", "page_right"}
+_DOWN = {"scroll_up", "scroll_down", "scroll_home", "scroll_end", "page_up", "page_down"}
 
 # The keys as a user types them.
 _KEY_NAMES = {
@@ -32,12 +39,28 @@ def acting(screen: Screen[object]) -> list[tuple[str, list[Binding]]]:
     sections: dict[int, tuple[str, list[Binding]]] = {}
     for active in screen.active_bindings.values():
         b = active.binding
-        if not active.enabled or not b.description or b.system:
-            continue
         node = active.node
+        if not active.enabled or not b.description or b.system or not _can(screen, node, b):
+            continue
         title = str(getattr(node, "HELP_TITLE", type(node).__name__))
         sections.setdefault(id(node), (title, []))[1].append(b)
     return list(sections.values())
+
+
+def _can(screen: Screen[object], node: DOMNode, b: Binding) -> bool:
+    """Whether one of Textual's own keys can act now (ours say so through check_action)."""
+    action = b.action.removeprefix("screen.")
+    if action == "copy_text":  # with text selected only
+        return screen.get_selected_text() is not None
+    if not isinstance(node, Widget):
+        return True
+    # Widget's own scrolling (a table's home moves its cursor, and acts anyway).
+    plain = getattr(type(node), f"action_{action}", None) is getattr(Widget, f"action_{action}", 0)
+    if action in _ACROSS and plain:
+        return node.allow_horizontal_scroll
+    if action in _DOWN and plain:
+        return node.allow_vertical_scroll
+    return True
 
 
 def key_name(key: str) -> str:

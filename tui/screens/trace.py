@@ -150,7 +150,8 @@ class TraceScreen(Screen[None]):
         self.rank, self.side, self.pair = rank, side, pair
         self.timeline = Timeline(trace)  # here: a trace it cannot show fails before the screen
         self.left: dict[str, object] = {}  # how each pane was last left, to open it so again
-        self.open_pane: str | None = None  # the pane in the slot
+        self.open_pane: str | None = None  # the name of the pane in the slot
+        self._pane: Widget | None = None  # that pane (a removed one may linger a frame)
 
     def compose(self) -> ComposeResult:
         yield TraceSummary(self.trace, self.shown_as)
@@ -190,8 +191,7 @@ class TraceScreen(Screen[None]):
         pane = next(p for p in PANES if p.name == name).make(self)
         if pane is None:
             return
-        self.open_pane = name
-        pane.id = "pane"
+        self.open_pane, self._pane = name, pane
         self.query_one("#details").display = False
         self.mount(pane, after=self.query_one("#details"))
         self.call_after_refresh(self._focus_pane, pane)
@@ -204,17 +204,16 @@ class TraceScreen(Screen[None]):
     def kept(self, name: str) -> object | None:
         """How the pane `name` is now, if it is open, else how it was left (None: never
         opened)."""
-        for pane in self.query("#pane"):
-            state = getattr(pane, "state", None)
-            if self.open_pane == name and callable(state):
-                return state()
+        state = getattr(self._pane, "state", None)
+        if self.open_pane == name and callable(state):
+            return state()
         return self.left.get(name)
 
     def close_pane(self) -> None:
         """The pane goes (its state kept for next time), the details come back, and the keys
         go to the timeline."""
-        name, self.open_pane = self.open_pane, None
-        for pane in self.query("#pane"):
+        name, pane, self.open_pane, self._pane = self.open_pane, self._pane, None, None
+        if pane is not None:
             state = getattr(pane, "state", None)
             if name is not None and callable(state):
                 self.left[name] = state()
@@ -228,7 +227,7 @@ class TraceScreen(Screen[None]):
         self.close_pane()
 
     def _following(self) -> list[Follows]:
-        return [p for p in self.query("#pane") if isinstance(p, StatsPane | TreePane)]
+        return [self._pane] if isinstance(self._pane, StatsPane | TreePane) else []
 
     # --- what the timeline says ---------------------------------------------------------
 

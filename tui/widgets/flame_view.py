@@ -132,35 +132,52 @@ class FlameView(Widget, can_focus=True):
             return 0, rows[0][0]
         return None
 
-    def action_across(self, step: int) -> None:
+    def _step(self, action: str, step: int = 0) -> tuple[int, Span] | None:
+        """Where `across(step)`, `caller` or `callee` goes from the frame under the cursor (None:
+        nowhere, and the key is not offered)."""
         here = self._current()
         if here is None:
-            return
+            return None
         row, span = here
-        spans = self.layout_rows()[row]
-        i = spans.index(span) + step
-        if 0 <= i < len(spans):
-            self._move_to(row, spans[i])
+        rows = self.layout_rows()
+        if action == "across":
+            i = rows[row].index(span) + step
+            return (row, rows[row][i]) if 0 <= i < len(rows[row]) else None
+        if action == "caller" and row > 0:
+            # The row above holds its caller's chain: the span over this one's first cell.
+            found = next((s for s in rows[row - 1] if s.x0 <= span.x0 < s.x1), None)
+            return (row - 1, found) if found is not None else None
+        if action == "callee" and row + 1 < len(rows):
+            below = [s for s in rows[row + 1] if span.x0 <= s.x0 < span.x1]
+            return (row + 1, below[0]) if below else None  # the heaviest: drawn first
+        return None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A key that cannot move or zoom from here is not offered (nor listed in the help)."""
+        if action in ("across", "caller", "callee"):
+            step = parameters[0] if parameters and isinstance(parameters[0], int) else 0
+            return self._step(action, step) is not None
+        if action == "zoom_in":
+            found = self.calls
+            return (
+                found is not None and self.node != self.roots[-1] and bool(found.total[self.node])
+            )
+        if action == "zoom_out":
+            return len(self.roots) > 1
+        return True
+
+    def action_across(self, step: int) -> None:
+        self._go(self._step("across", step))
 
     def action_caller(self) -> None:
-        here = self._current()
-        if here is None or here[0] == 0:
-            return
-        row, span = here
-        # The row above holds its caller's chain: the span over this one's first cell.
-        found = next((s for s in self.layout_rows()[row - 1] if s.x0 <= span.x0 < s.x1), None)
-        if found is not None:
-            self._move_to(row - 1, found)
+        self._go(self._step("caller"))
 
     def action_callee(self) -> None:
-        here = self._current()
-        rows = self.layout_rows()
-        if here is None or here[0] + 1 >= len(rows):
-            return
-        row, span = here
-        below = [s for s in rows[row + 1] if span.x0 <= s.x0 < span.x1]
-        if below:
-            self._move_to(row + 1, below[0])  # the heaviest: drawn first
+        self._go(self._step("callee"))
+
+    def _go(self, to: tuple[int, Span] | None) -> None:
+        if to is not None:
+            self._move_to(*to)
 
     def action_zoom_in(self) -> None:
         if self.node != self.roots[-1] and self.calls.total[self.node]:
