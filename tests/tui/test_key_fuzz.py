@@ -1,5 +1,6 @@
 """A key fuzzer: random sequences over every binding of every screen and pane, typing into the
-inputs and resizing between 80x24 and 250x60, on hand-made and real traces.
+inputs and resizing between 80x24 and 250x60, on hand-made and real traces, a rank set and a
+BASE/NEW pair.
 
 A sequence passes when no error screen appeared; every few sequences, and at the end, the app
 must still answer (the timeline is there and takes keys once overlays are closed); the trace
@@ -18,12 +19,20 @@ import random
 import pytest
 from textual import events
 
+from tests.bench.make_rank_set import write_rank_set
 from tests.conftest import DATA, SHARED
 from tests.deep_stack import write_deep_stack
+from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
 from tui.app import TraceApp
 from tui.screens.health import HealthScreen
 from tui.screens.help import HelpScreen
+from tui.screens.loading import LoadScreen
+from tui.screens.ranks import RankScreen
+from tui.screens.trace import TraceScreen
+from tui.widgets.diff_pane import DiffPane
+from tui.widgets.flame_view import FlameView
+from tui.widgets.rank_view import RankView
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -56,9 +65,13 @@ def _keys() -> list[str]:
         *StatsPane.BINDINGS,
         *StatsTable.BINDINGS,
         *TraceApp.BINDINGS,
+        *TraceScreen.BINDINGS,
         *HelpScreen.BINDINGS,
         *HealthScreen.BINDINGS,
         *TreePane.BINDINGS,
+        *FlameView.BINDINGS,
+        *DiffPane.BINDINGS,
+        *RankView.BINDINGS,
     ]
     keys = {k.strip() for b in bindings for k in b.key.split(",")}  # type: ignore[union-attr]
     return sorted((keys - QUITTING) | set(EXTRA))
@@ -112,13 +125,25 @@ async def _play(pilot, keys: list[str]) -> None:
 
 
 async def _still_answers(pilot, app) -> None:
-    """Close what a sequence opened (help, search, the pane), then the timeline takes keys."""
+    """Close what a sequence opened (help, search, the pane), then the timeline takes keys (on
+    the rank table: the table does)."""
     while isinstance(app.screen, HelpScreen | HealthScreen):
         await pilot.press("escape")
-    app.action_close_search()
-    for pane in [*app.query(StatsPane), *app.query(TreePane)]:
-        await pane.remove()
-    timeline = app.query_one(Timeline)
+    for _ in range(200):  # a rank a sequence opened, still loading
+        if not isinstance(app.screen, LoadScreen):
+            break
+        await pilot.pause(0.02)
+    if isinstance(app.screen, RankScreen):
+        table = app.screen.view.query_one("#ranks")
+        table.focus()
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1, f"focus: {app.focused}"
+        return
+    screen = app.screen
+    assert isinstance(screen, TraceScreen), f"on {screen}"
+    screen.action_close_search()
+    screen.close_pane()
+    timeline = screen.timeline
     timeline.focus()
     await pilot.press("w", "right_parenthesis")
     assert timeline.window == (0, max(timeline.trace.span_ns, 1)), f"focus: {app.focused}"
@@ -157,3 +182,29 @@ async def test_random_key_sequences_never_break_the_app(tmp_path, which, part):
                 await _still_answers(pilot, app)
         await _still_answers(pilot, app)
     assert _digest(path) == digest
+
+
+@pytest.mark.parametrize("mode", ["ranks", "pair"])
+async def test_random_key_sequences_in_a_rank_set_and_a_pair(tmp_path, mode):
+    """The same over the other two modes: `enter`, `b`, `<`, `>` on a rank set; `o` and `D` on a
+    pair (fewer sequences: the keys of one trace are the cases above)."""
+    if mode == "ranks":
+        write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
+        path, new = tmp_path, None
+    else:
+        step_trace(tmp_path / "base.json", [("k_softmax", 10.0), ("k_mul", 10.0)])
+        step_trace(tmp_path / "new.json", [("triton_fused", 12.0)], steps=3, step_us=130.0)
+        path, new = tmp_path / "base.json", tmp_path / "new.json"
+    seed = SEED * 1000 + (7 if mode == "ranks" else 8)
+    rng = random.Random(seed)
+    extra = ["enter", "b", "less_than_sign", "greater_than_sign"] if mode == "ranks" else ["o", "D"]
+    sequences = [[*_sequence(rng), rng.choice(extra)] for _ in range(-(-SEQUENCES // PARTS))]
+    async with loaded(path, (120, 40), new=new) as (pilot, app):
+        for n, keys in enumerate(sequences):
+            await _play(pilot, keys)
+            assert not app.shown_errors, (
+                f"{mode}: sequence {n} (seed {seed}) {keys}: {app.shown_errors}"
+            )
+            if n % CHECK_EVERY == CHECK_EVERY - 1:
+                await _still_answers(pilot, app)
+        await _still_answers(pilot, app)

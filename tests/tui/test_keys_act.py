@@ -122,9 +122,9 @@ async def _check_every_key(pilot, app, open_state=_nothing, pane=None) -> list[s
     somewhere: none may act. The help lists the same keys. Returns the listed keys.
 
     With `pane` TraceScreen, only the screen's own keys are pressed (another mode's keys: the
-    rest are those of one trace). With a `pane` open (its class), the keys of the screen and the app are those the test
-    without it pressed: only the pane's own are pressed, and of the unlisted only the
-    timeline's (a pane's keys never leak to it, nor its keys to the pane)."""
+    rest are those of one trace). With a `pane` open (its class), the keys of the screen and
+    the app are those the test without it pressed: only the pane's own are pressed, and of the
+    unlisted only the timeline's (a pane's keys never leak to it, nor its keys to the pane)."""
     await open_state(pilot, app)
     await built(app, pilot)
     where, start = _where(app), (app.screen, app.focused)

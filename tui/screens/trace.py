@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 from textual.app import ComposeResult
@@ -46,6 +46,13 @@ class Pair:
     loaded."""
 
     changes: TraceDiff | None = None
+
+
+@runtime_checkable
+class Kept(Protocol):
+    """A pane that can say how it was left (sort, filter, table), to open so again."""
+
+    def state(self) -> object: ...
 
 
 class Follows(Protocol):
@@ -204,9 +211,8 @@ class TraceScreen(Screen[None]):
     def kept(self, name: str) -> object | None:
         """How the pane `name` is now, if it is open, else how it was left (None: never
         opened)."""
-        state = getattr(self._pane, "state", None)
-        if self.open_pane == name and callable(state):
-            return state()
+        if self.open_pane == name and isinstance(self._pane, Kept):
+            return self._pane.state()
         return self.left.get(name)
 
     def close_pane(self) -> None:
@@ -214,9 +220,8 @@ class TraceScreen(Screen[None]):
         go to the timeline."""
         name, pane, self.open_pane, self._pane = self.open_pane, self._pane, None, None
         if pane is not None:
-            state = getattr(pane, "state", None)
-            if name is not None and callable(state):
-                self.left[name] = state()
+            if name is not None and isinstance(pane, Kept):
+                self.left[name] = pane.state()
             pane.remove()
         self.query_one("#details").display = True
         self.timeline.focus()
