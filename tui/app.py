@@ -264,8 +264,7 @@ class TraceApp(App[None]):
         await self.switch_screen(screen)
         kept, self._keep_window = self._keep_window, None
         if kept is not None and trace.base_time_ns is not None:
-            base = trace.base_time_ns
-            screen.timeline.set_window((kept[0] - base, kept[1] - base))
+            screen.timeline.set_window(_within(kept, trace))
 
     def on_trace_app_pair_diffed(self, message: PairDiffed) -> None:
         assert self.pair is not None
@@ -323,6 +322,15 @@ class TraceApp(App[None]):
             there.left["diff"] = carried
         if diff_open:
             there.action_pane("diff")
+
+
+def _within(window_ns: tuple[int, int], trace: Trace) -> tuple[int, int]:
+    """An absolute window as `trace`'s own, moved inside it if it falls (partly) outside: a rank
+    whose trace starts later than the last one's window (that window once crashed the ruler)."""
+    base = trace.base_time_ns or 0
+    width, span = window_ns[1] - window_ns[0], max(trace.span_ns, 1)
+    t0 = min(max(window_ns[0] - base, 0), max(span - width, 0))
+    return t0, min(t0 + width, span)
 
 
 def _verdict(trace: Trace) -> Verdict | None:

@@ -115,3 +115,18 @@ async def test_at_80x24_tab_reaches_the_matrix_and_the_collectives(ranks):
         assert app.rank == 2
         await pilot.press("b", "tab", "tab")
         assert app.focused is collectives
+
+
+async def test_another_rank_opens_inside_its_own_trace(ranks):
+    """A window before the next rank's trace starts (its clock started later): that rank opens
+    inside its own span (the ruler once failed on a window before the trace's start)."""
+    async with loaded(ranks, (120, 40)) as (pilot, app):
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.screen.post_message(TraceScreen.OtherRankWanted(1, (0, 1_000)))
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        assert app.rank == 1 and timeline.window == (0, 1_000)

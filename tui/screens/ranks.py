@@ -16,7 +16,7 @@ class RankScreen(Screen[None]):
     """Which rank is slow and why; `shown` is the rank last opened, the cursor's place when the
     user comes back."""
 
-    HELP_TITLE = "Ranks"
+    HELP_TITLE = "The rank set"
 
     def __init__(self, folder: str, report: RankReport, failed: list[RankFailed]) -> None:
         super().__init__()

@@ -56,6 +56,7 @@ class DiffPane(Vertical):
     DiffPane > DataTable { height: 1fr; min-height: 5; }
     """
     FOCUS: ClassVar[str] = "#diff"  # what takes the keys when the pane opens
+    HELP_TITLE = "Diff pane"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "next_table", "Ops/kernels/regions"),
         *(

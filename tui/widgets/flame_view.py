@@ -51,6 +51,7 @@ class FlameView(Widget, can_focus=True):
     FlameView > .flame--frame-4 { background: chocolate; color: black; }
     FlameView > .flame--frame-5 { background: indianred; color: black; }
     """
+    HELP_TITLE = "Flame view"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("left", "across(-1)", "Frame before", show=False),
         Binding("right", "across(1)", "Frame after", show=False),

@@ -37,6 +37,7 @@ class RankView(Vertical):
     RankView > #ranks { height: auto; max-height: 45%; }
     RankView > DataTable.part { height: 1fr; min-height: 3; border-top: solid $primary; }
     """
+    HELP_TITLE = "Ranks"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "open_rank", "Open the rank's timeline"),
         Binding("tab,shift+tab", "other_table", "Ranks / step matrix / collectives", show=False),

@@ -55,6 +55,7 @@ class StatsPane(Vertical):
     StatsPane > StatsTable { height: 1fr; min-height: 5; }
     """
     FOCUS: ClassVar[str] = "#stats"  # what takes the keys when the pane opens
+    HELP_TITLE = "Stats pane"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_kernels", "Ops/kernels"),
         Binding("S", "toggle_shapes", "Ops by input shape"),

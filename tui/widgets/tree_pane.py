@@ -41,6 +41,7 @@ class TreePane(Vertical):
     TreePane.searching > #flame-search { display: block; }
     """
     FOCUS: ClassVar[str] = "#calls"  # what takes the keys when the pane opens
+    HELP_TITLE = "Call tree"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_weight", "CPU/GPU time"),
         Binding("u", "next_view", "Top-down/bottom-up/modules/module classes"),
