@@ -45,10 +45,9 @@ class TraceApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "trace-tui"
     HELP_TITLE = "Anywhere"
+    # q and ? are every screen's (keys.COMMON): the footer shows them after the pane's keys.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("q", "quit", "Quit"),
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("question_mark", "help", "Help"),
     ]
 
     class Loaded(Message):

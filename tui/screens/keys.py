@@ -7,10 +7,17 @@ False is not in them.
 
 from __future__ import annotations
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 from textual.screen import Screen
 from textual.widget import Widget
+
+# Every screen's first keys: the footer lists a focused widget's keys first and its screen's
+# next, so these stay in view at 80 columns whatever the pane.
+COMMON: list[BindingType] = [
+    Binding("q", "app.quit", "Quit"),
+    Binding("question_mark", "app.help", "Help"),
+]
 
 # Textual's own keys that act only when their widget can scroll that way (the timeline, say,
 # inherits a ScrollView's paging keys; it never scrolls sideways).

@@ -3,12 +3,16 @@ it (the app pushes that rank's TraceScreen), and `b` there comes back here."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui.model.analysis.rank_compare import RankReport
 from tui.model.present.rank_pass import RankFailed
+from tui.screens.keys import COMMON
 from tui.widgets.rank_view import RankView
 
 
@@ -16,6 +20,7 @@ class RankScreen(Screen[None]):
     """Which rank is slow and why; `shown` is the rank last opened, the cursor's place when the
     user comes back."""
 
+    BINDINGS: ClassVar[list[BindingType]] = [*COMMON]
     HELP_TITLE = "The rank set"
 
     def __init__(self, folder: str, report: RankReport, failed: list[RankFailed]) -> None:

@@ -30,6 +30,7 @@ from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.screens.health import HealthScreen
+from tui.screens.keys import COMMON
 from tui.widgets.diff_pane import DiffPane, DiffState
 from tui.widgets.pane import PaneDismissed
 from tui.widgets.slice_details import SliceDetails
@@ -122,6 +123,7 @@ class TraceScreen(Screen[None]):
         "shift+wheel zooms."
     )
     BINDINGS: ClassVar[list[BindingType]] = [
+        *COMMON,
         Binding("slash", "search", "Search"),
         Binding("escape", "close_search", "Close search", show=False),
         *(Binding(p.key, f"pane('{p.name}')", p.description) for p in PANES),
