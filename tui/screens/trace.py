@@ -23,18 +23,16 @@ from textual.widgets import Footer, Input
 from tui.model.analysis.diff import TraceDiff
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.health import health
-from tui.model.analysis.op_shapes import op_shapes
-from tui.model.analysis.ops import op_rows
 from tui.model.analysis.verdict import Verdict
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.screens.health import HealthScreen
 from tui.screens.keys import COMMON
-from tui.widgets.diff_pane import DiffPane, DiffState
-from tui.widgets.pane import PaneDismissed
+from tui.widgets.diff_pane import DiffPane
+from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
-from tui.widgets.stats_pane import PaneState, StatsPane
+from tui.widgets.stats_pane import StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
@@ -56,6 +54,7 @@ class Kept(Protocol):
     def state(self) -> object: ...
 
 
+@runtime_checkable
 class Follows(Protocol):
     """A pane that follows the timeline's window, selection and marked range (for its scope)."""
 
@@ -67,50 +66,22 @@ class Follows(Protocol):
     ) -> None: ...
 
 
-def _stats(screen: TraceScreen) -> Widget | None:
-    t, last = screen.timeline, screen.left.get("stats")
-    kept = last if isinstance(last, PaneState) else None
-    return StatsPane(screen.trace, t.window, t.selected, t.marked, kept)
-
-
-def _tree(screen: TraceScreen) -> Widget | None:
-    t = screen.timeline
-    return TreePane(screen.trace, t.window, t.selected, t.marked)
-
-
-def _diff(screen: TraceScreen) -> Widget | None:
-    changes = screen.pair.changes if screen.pair is not None else None
-    if changes is None:
-        screen.timeline.say("NEW is still loading.")
-        return None
-    last = screen.left.get("diff")
-    return DiffPane(changes, last if isinstance(last, DiffState) else None)
-
-
-def _paired(screen: TraceScreen) -> bool:
-    return screen.pair is not None
-
-
-def _anywhere(screen: TraceScreen) -> bool:
-    return True
-
-
 @dataclass(frozen=True)
 class PaneKind:
-    """A pane of the slot: its name, the key that opens and closes it, how it is made (None:
-    it cannot open now, and has said why) and on which screens it is offered."""
+    """A pane of the slot: its name, the key that opens and closes it, how it opens (the pane,
+    or the line saying why it cannot now) and whether only a pair offers it."""
 
     name: str
     key: str
     description: str
-    make: Callable[[TraceScreen], Widget | None]
-    offered: Callable[[TraceScreen], bool] = _anywhere
+    opened: Callable[[PaneContext], Widget | str]
+    paired: bool = False
 
 
 PANES = (
-    PaneKind("stats", "t", "Stats", _stats),
-    PaneKind("tree", "T", "Call tree", _tree),
-    PaneKind("diff", "D", "Diff", _diff, _paired),
+    PaneKind("stats", "t", "Stats", StatsPane.opened),
+    PaneKind("tree", "T", "Call tree", TreePane.opened),
+    PaneKind("diff", "D", "Diff", DiffPane.opened, paired=True),
 )
 
 
@@ -143,6 +114,10 @@ class TraceScreen(Screen[None]):
         def __init__(self, step: int, window_ns: tuple[int, int] | None) -> None:
             super().__init__()
             self.step, self.window_ns = step, window_ns
+
+    @property
+    def changes(self) -> TraceDiff | None:
+        return self.pair.changes if self.pair is not None else None
 
     def __init__(
         self,
@@ -178,7 +153,8 @@ class TraceScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane":
-            return next(p for p in PANES if p.name == parameters[0]).offered(self)
+            kind = next(p for p in PANES if p.name == parameters[0])
+            return self.pair is not None or not kind.paired
         if action in ("back_to_ranks", "other_rank"):
             return self.rank is not None
         if action == "other_trace":
@@ -197,8 +173,13 @@ class TraceScreen(Screen[None]):
         self.close_pane()
         if was == name:
             return
-        pane = next(p for p in PANES if p.name == name).make(self)
-        if pane is None:
+        t = self.timeline
+        at = PaneContext(
+            self.trace, t.window, t.selected, t.marked, self.left.get(name), self.changes, self.side
+        )
+        pane = next(p for p in PANES if p.name == name).opened(at)
+        if isinstance(pane, str):  # it cannot open now
+            self.timeline.say(pane)
             return
         self.open_pane, self._pane = name, pane
         self.query_one("#details").display = False
@@ -234,7 +215,7 @@ class TraceScreen(Screen[None]):
         self.close_pane()
 
     def _following(self) -> list[Follows]:
-        return [self._pane] if isinstance(self._pane, StatsPane | TreePane) else []
+        return [self._pane] if isinstance(self._pane, Follows) else []
 
     # --- what the timeline says ---------------------------------------------------------
 
@@ -260,36 +241,17 @@ class TraceScreen(Screen[None]):
         for pane in self._following():
             pane.follow(message.window, message.slice, pane.marked)
 
-    # --- what the panes choose ------------------------------------------------------------
-
     @guarded
-    def on_stats_pane_row_chosen(self, message: StatsPane.RowChosen) -> None:
-        rows = op_rows(self.trace, message.name)
-        if message.shapes:  # a row of the by-shape table
-            shapes = op_shapes(self.trace)
-            rows = rows[shapes.shape[rows] == shapes.texts.index(message.shapes)]
-        # The slices the row counts: those of its scope (a kernel's subtree: all of them).
-        scope = message.scope
-        if not (message.kernels and scope.root >= 0):
-            inside = rows[scope.rows(self.trace)[rows]]
-            rows = inside if len(inside) else rows
-        self.timeline.set_matches(rows)
-        if message.jump:
-            self.timeline.show_longest(rows)
-
-    @guarded
-    def on_tree_pane_node_chosen(self, message: TreePane.NodeChosen) -> None:
-        self.timeline.show_longest(np.asarray([message.row], np.int64))
-
-    @guarded
-    def on_diff_pane_row_chosen(self, message: DiffPane.RowChosen) -> None:
-        rows = op_rows(self.trace, message.name)
-        if not len(rows):
-            there = "NEW" if self.side == 0 else "BASE"
-            self.timeline.say(f"{printable(message.name)} is only in {there}: o shows {there}.")
+    def on_slices_chosen(self, message: SlicesChosen) -> None:
+        """What a pane chose, on the timeline."""
+        if message.said is not None:
+            self.timeline.say(message.said)
+        if not len(message.rows):
             return
-        self.timeline.set_matches(rows)
-        self.timeline.show_longest(rows)
+        if message.mark:
+            self.timeline.set_matches(message.rows)
+        if message.jump:
+            self.timeline.show_longest(message.rows)
 
     # --- search, health, and the ways to other traces ---------------------------------------
 

@@ -10,10 +10,10 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import DataTable, Input, Static
 
 from tui.model.analysis.diff import DiffRow, TraceDiff, ranked
+from tui.model.analysis.ops import op_rows
 from tui.model.present.diff_report import (
     KERNEL_SORTS,
     OP_SORTS,
@@ -25,8 +25,9 @@ from tui.model.present.diff_report import (
 )
 from tui.model.text import printable
 from tui.model.timescale import format_duration
+from tui.model.trace import Trace
 from tui.screens.error import guarded
-from tui.widgets.pane import PaneDismissed
+from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 
 TABLES = ("ops", "kernels", "regions")
 # The pane's column order, by table_cells' columns: the change comes right after the name, so
@@ -68,16 +69,17 @@ class DiffPane(Vertical):
         Binding("tab,shift+tab", "other_part", "Table / filter", show=False),
     ]
 
-    class RowChosen(Message):
-        """enter on a row: show that name's longest occurrence in the shown trace."""
+    @classmethod
+    def opened(cls, at: PaneContext) -> DiffPane | str:
+        if at.changes is None:
+            return "NEW is still loading."
+        last = at.last if isinstance(at.last, DiffState) else None
+        return cls(at.changes, last, at.trace, at.side)
 
-        def __init__(self, name: str, row: DiffRow) -> None:
-            super().__init__()
-            self.name, self.row = name, row
-
-    def __init__(self, d: TraceDiff, state: DiffState | None = None) -> None:
+    def __init__(self, d: TraceDiff, state: DiffState | None, shown: Trace, side: int = 0) -> None:
         super().__init__()
         self.diff = d
+        self.shown, self.side = shown, side  # the trace shown (BASE: side 0), where enter goes
         state = state or DiffState()
         self.table = state.table
         self.sorts = {**sorts_for(d, None), **state.sorts}
@@ -194,5 +196,10 @@ class DiffPane(Vertical):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if 0 <= event.cursor_row < len(self._shown):
-            row = self._shown[event.cursor_row]
-            self.post_message(self.RowChosen(row.name, row))
+            name = self._shown[event.cursor_row].name
+            rows = op_rows(self.shown, name)
+            there = "NEW" if self.side == 0 else "BASE"
+            said = (
+                f"{printable(name)} is only in {there}: o shows {there}." if not len(rows) else None
+            )
+            self.post_message(SlicesChosen(rows, mark=True, jump=True, said=said))

@@ -10,10 +10,10 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui.model.analysis.op_shapes import op_shapes
+from tui.model.analysis.ops import op_rows
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
@@ -24,7 +24,7 @@ from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
-from tui.widgets.pane import PaneDismissed
+from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
 ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
@@ -70,15 +70,9 @@ class StatsPane(Vertical):
         Binding("tab,shift+tab", "other_part", "Table / filter", show=False),
     ]
 
-    class RowChosen(Message):
-        """Posted when a row is highlighted (jump=False) or selected with enter (jump=True)."""
-
-        def __init__(
-            self, name: str, kernels: bool, jump: bool, scope: Scope, shapes: str = ""
-        ) -> None:
-            super().__init__()
-            self.name, self.kernels, self.jump, self.scope = name, kernels, jump, scope
-            self.shapes = shapes  # a row of the by-shape table: only the calls of these
+    @classmethod
+    def opened(cls, at: PaneContext) -> StatsPane | str:
+        return cls(at.trace, at.window, at.selected, at.marked, _kept(at.last))
 
     def __init__(
         self,
@@ -336,7 +330,21 @@ class StatsPane(Vertical):
         self._chosen(jump=True)
 
     def _chosen(self, jump: bool) -> None:
+        """The slices the highlighted row counts are marked; enter goes to the longest."""
         row = self.query_one(StatsTable).row_at_cursor()
-        if row is not None:
-            shapes = row.shapes if not self.kernels else ""
-            self.post_message(self.RowChosen(row.name, self.kernels, jump, self.scope, shapes))
+        if row is None:
+            return
+        rows = op_rows(self.trace, row.name)
+        shapes = row.shapes if not self.kernels else ""  # kernel rows have no shapes
+        if shapes:  # a row of the by-shape table
+            found = op_shapes(self.trace)
+            rows = rows[found.shape[rows] == found.texts.index(shapes)]
+        # Those of its scope (a kernel's subtree: all of them).
+        if not (self.kernels and self.scope.root >= 0):
+            inside = rows[self.scope.rows(self.trace)[rows]]
+            rows = inside if len(inside) else rows
+        self.post_message(SlicesChosen(rows, mark=True, jump=jump))
+
+
+def _kept(last: object | None) -> PaneState | None:
+    return last if isinstance(last, PaneState) else None

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -22,7 +22,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
-from tui.widgets.pane import PaneDismissed
+from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
 
@@ -51,12 +51,9 @@ class TreePane(Vertical):
         Binding("escape", "leave", "Close the tree", show=False),
     ]
 
-    class NodeChosen(Message):
-        """Enter on a node: its longest slice, to show on the timeline."""
-
-        def __init__(self, row: int) -> None:
-            super().__init__()
-            self.row = row
+    @classmethod
+    def opened(cls, at: PaneContext) -> TreePane | str:
+        return cls(at.trace, at.window, at.selected, at.marked)
 
     def __init__(
         self,
@@ -183,7 +180,7 @@ class TreePane(Vertical):
             return
         row = int(self.calls.longest[event.node.data])
         if row >= 0:
-            self.post_message(self.NodeChosen(row))
+            self.post_message(SlicesChosen(np.asarray([row], np.int64), mark=False, jump=True))
 
     def follow(
         self, window: tuple[int, int], selected: int, marked: tuple[int, int] | None
