@@ -4,39 +4,25 @@ pair (two modes, a TraceScreen each; `o` switches between them)."""
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import ClassVar
 
-from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
-from textual.message import Message
 
-from tui.model.analysis.diff import TraceDiff, aligned_window, diff
-from tui.model.analysis.rank_compare import RankReport, compare
-from tui.model.analysis.rank_stats import RankStats
-from tui.model.analysis.steps import profiled_window
-from tui.model.analysis.verdict import Verdict, judge
-from tui.model.errors import TraceError
-from tui.model.ingest import load_trace
+from tui.model.analysis.diff import TraceDiff
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
-from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.help import HelpScreen
-from tui.screens.loading import LoadScreen
+from tui.screens.loading import Load, LoadScreen
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import Pair, TraceScreen
 from tui.widgets.rank_view import RankView
 
-_PROGRESS_EVERY_S = 0.25
 SIDES = ("BASE", "NEW")  # a pair's modes
-
-
-class LoadCancelled(Exception):
-    """Raised in the loading thread to stop it when the user quits."""
 
 
 class TraceApp(App[None]):
@@ -49,35 +35,6 @@ class TraceApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
     ]
-
-    class Loaded(Message):
-        """A trace has loaded (`rank`: which of a rank set; `side`: which of a pair)."""
-
-        def __init__(self, trace: Trace, verdict: Verdict | None, rank: int | None, side: int):
-            super().__init__()
-            self.trace, self.verdict, self.rank, self.side = trace, verdict, rank, side
-
-    class LoadFailed(Message):
-        def __init__(self, error: str) -> None:
-            super().__init__()
-            self.error = error
-
-    class RanksLoaded(Message):
-        def __init__(self, report: RankReport, failed: list[RankFailed]) -> None:
-            super().__init__()
-            self.report, self.failed = report, failed
-
-    class PairDiffed(Message):
-        """What changed between BASE and NEW, once both are loaded."""
-
-        def __init__(self, changes: TraceDiff) -> None:
-            super().__init__()
-            self.changes = changes
-
-    class LoadProgressed(Message):
-        def __init__(self, done: int, total: int, events: int) -> None:
-            super().__init__()
-            self.done, self.total, self.events = done, total, events
 
     def __init__(
         self,
@@ -100,8 +57,7 @@ class TraceApp(App[None]):
         self._sides: dict[str, TraceScreen] = {}  # a pair's screens, by mode
         self._rank_screen: RankScreen | None = None
         self._keep_window: tuple[int, int] | None = None  # the next rank's window, absolute
-        self._cancelled = False
-        self._last_progress = 0.0
+        self.cancelled = threading.Event()
         self.load_error: str | None = None
         self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
         self.sub_title = printable(shown_as or path)
@@ -118,13 +74,11 @@ class TraceApp(App[None]):
 
     @property
     def trace(self) -> Trace | None:
-        shown = self._shown()
-        return shown.trace if shown is not None else None
+        return shown.trace if (shown := self._shown()) else None
 
     @property
     def rank(self) -> int | None:
-        shown = self._shown()
-        return shown.rank if shown is not None else None
+        return shown.rank if (shown := self._shown()) else None
 
     @property
     def side(self) -> int:
@@ -137,92 +91,19 @@ class TraceApp(App[None]):
     def on_mount(self) -> None:
         if self.notice is not None:
             self.notify(self.notice, timeout=8, markup=False)
-        self.push_screen(LoadScreen(self.path))
-        if self.ranks is not None:
-            self.load_ranks(self.ranks)
-        else:
-            self.load(self.path, None, 0)
+        what = Load(
+            self.path, self.cache, self.load_workers, self.cancelled, None, self.new, self.ranks
+        )
+        self.push_screen(LoadScreen(what))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.screen))
 
     async def action_quit(self) -> None:
-        self._cancelled = True  # a load in progress stops at its next chunk
+        self.cancelled.set()  # a load in progress stops at its next chunk
         self.exit()
 
-    # --- loading, in threads: only messages cross back ------------------------------------
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load_ranks(self, ranks: RankFiles) -> None:
-        """Summarise every rank off the event loop (in worker processes for a big set)."""
-
-        def done(finished: int, total: int) -> None:
-            if self._cancelled:
-                raise LoadCancelled
-            self.call_from_thread(self._rank_progress, finished, total)
-
-        try:
-            results = summarise_ranks(ranks, self.load_workers, self.cache is not None, done=done)
-        except LoadCancelled:
-            return
-        stats = [r for r in results if isinstance(r, RankStats)]
-        failed = [r for r in results if isinstance(r, RankFailed)]
-        if len(stats) < 2:
-            errors = "; ".join(f.error for f in failed)
-            self.post_message(
-                self.LoadFailed(f"{ranks.folder}: fewer than two ranks could be read: {errors}")
-            )
-            return
-        report = compare(stats)
-        report.notes[:0] = ranks.notes()
-        self.post_message(self.RanksLoaded(report, failed))
-
-    @work(thread=True, exclusive=True, exit_on_error=False)
-    def load(self, path: str, rank: int | None, side: int) -> None:
-        """Load `path`; for a pair, BASE then NEW and what changed between them."""
-        try:
-            trace = self._read(path)
-            self.post_message(self.Loaded(trace, _verdict(trace), rank, side))
-            if self.new is not None and side == 0:
-                new = self._read(self.new)
-                self.post_message(self.Loaded(new, _verdict(new), None, 1))
-                self.post_message(self.PairDiffed(diff(trace, new)))
-        except LoadCancelled:
-            return
-        except TraceError as e:
-            self.post_message(self.LoadFailed(str(e)))
-        except Exception as e:  # a bug: one line on exit, never a traceback on screen
-            self.post_message(
-                self.LoadFailed(
-                    f"{path}: cannot load ({type(e).__name__}: {e}); please report this with "
-                    "the file"
-                )
-            )
-
-    def _read(self, path: str) -> Trace:
-        trace = load_trace(
-            path, progress=self._progress, cache=self.cache, workers=self.load_workers
-        )
-        trace.args_reader.open()  # here, not on the first lookup in the UI thread
-        return trace
-
-    def _progress(self, done: int, total: int, events: int) -> None:
-        if self._cancelled:
-            raise LoadCancelled
-        now = time.monotonic()
-        if now - self._last_progress >= _PROGRESS_EVERY_S:
-            self._last_progress = now
-            self.post_message(self.LoadProgressed(done, total, events))
-
-    def _rank_progress(self, done: int, total: int) -> None:
-        if isinstance(self.screen, LoadScreen):
-            self.screen.progress().update_ranks(done, total)
-
-    def on_trace_app_load_progressed(self, message: LoadProgressed) -> None:
-        if isinstance(self.screen, LoadScreen):
-            self.screen.progress().update_progress(message.done, message.total, message.events)
-
-    async def on_trace_app_load_failed(self, message: LoadFailed) -> None:
+    async def on_load_screen_failed(self, message: LoadScreen.Failed) -> None:
         if self._rank_screen is not None:  # one rank failed: the others still show
             while self.screen is not self._rank_screen:
                 await self.pop_screen()
@@ -233,7 +114,7 @@ class TraceApp(App[None]):
 
     # --- what was loaded, on its screen -------------------------------------------------
 
-    async def on_trace_app_loaded(self, message: Loaded) -> None:
+    async def on_load_screen_loaded(self, message: LoadScreen.Loaded) -> None:
         trace, rank, side = message.trace, message.rank, message.side
         shown_as = self.shown_as
         if self.pair is not None:
@@ -262,15 +143,15 @@ class TraceApp(App[None]):
             self.sub_title = printable(f"rank {rank}: {trace.path}")
         await self.switch_screen(screen)
         kept, self._keep_window = self._keep_window, None
-        if kept is not None and trace.base_time_ns is not None:
-            screen.timeline.set_window(_within(kept, trace))
+        if kept is not None:
+            screen.show_time(kept)
 
-    def on_trace_app_pair_diffed(self, message: PairDiffed) -> None:
+    def on_load_screen_pair_diffed(self, message: LoadScreen.PairDiffed) -> None:
         assert self.pair is not None
         self.pair.changes = message.changes
         self.notify("NEW is loaded: o shows it, D shows what changed.", timeout=4)
 
-    async def on_trace_app_ranks_loaded(self, message: RanksLoaded) -> None:
+    async def on_load_screen_ranks_loaded(self, message: LoadScreen.RanksLoaded) -> None:
         assert self.ranks is not None
         self._rank_screen = RankScreen(self.ranks.folder, message.report, message.failed)
         await self.switch_screen(self._rank_screen)
@@ -284,12 +165,13 @@ class TraceApp(App[None]):
         """Load `rank`'s trace (through the cache) and show it over the rank table."""
         assert self.ranks is not None and self._rank_screen is not None
         self._rank_screen.shown = rank
-        path = str(self.ranks.files[rank])
+        load = LoadScreen(
+            Load(str(self.ranks.files[rank]), self.cache, self.load_workers, self.cancelled, rank)
+        )
         if isinstance(self.screen, TraceScreen):
-            await self.switch_screen(LoadScreen(path))
+            await self.switch_screen(load)
         else:
-            await self.push_screen(LoadScreen(path))
-        self.load(path, rank, 0)
+            await self.push_screen(load)
 
     async def on_trace_screen_other_rank_wanted(self, message: TraceScreen.OtherRankWanted) -> None:
         if self.ranks is None or self.rank is None:
@@ -310,31 +192,6 @@ class TraceApp(App[None]):
         if there is None:
             here.timeline.say("NEW is still loading.")
             return
-        window = aligned_window(here.trace, there.trace, here.timeline.window)
-        carried, diff_open = here.kept("diff"), here.open_pane == "diff"
         await self.switch_mode(SIDES[there.side])
         self.sub_title = printable(there.shown_as or "")
-        there.timeline.set_window(window)
-        if there.open_pane == "diff":
-            there.close_pane()
-        if carried is not None:
-            there.left["diff"] = carried
-        if diff_open:
-            there.action_pane("diff")
-
-
-def _within(window_ns: tuple[int, int], trace: Trace) -> tuple[int, int]:
-    """An absolute window as `trace`'s own, moved inside it if it falls (partly) outside: a rank
-    whose trace starts later than the last one's window (that window once crashed the ruler)."""
-    base = trace.base_time_ns or 0
-    width, span = window_ns[1] - window_ns[0], max(trace.span_ns, 1)
-    t0 = min(max(window_ns[0] - base, 0), max(span - width, 0))
-    return t0, min(t0 + width, span)
-
-
-def _verdict(trace: Trace) -> Verdict | None:
-    """The verdict on the profiled steps, shown while nothing is selected (None when the
-    trace has nothing to judge it on)."""
-    if not len(trace.slices):
-        return None
-    return judge(trace, *profiled_window(trace))
+        there.shown_after(here)

@@ -8,11 +8,11 @@ import threading
 import time
 
 from tests.conftest import DATA
-from tui import app as app_module
 from tui import cli
 from tui.cli import make_app
 from tui.model.ingest import footprint as memory
 from tui.model.ingest.chrome_json import chunks
+from tui.screens import loading as loading_module
 
 
 async def test_q_cancels_a_load_in_progress(monkeypatch):
@@ -22,26 +22,26 @@ async def test_q_cancels_a_load_in_progress(monkeypatch):
     monkeypatch.setattr(chunks, "CHUNK_BYTES", 256)  # many chunks, so the load is mid-way
     outcome: list[str] = []
     started, ended = threading.Event(), threading.Event()
-    real_load = app_module.load_trace
+    real_load = loading_module.load_trace
 
     def watched(path, progress, cache, workers):
         def held(done: int, total: int, events: int) -> None:
             started.set()
             deadline = time.monotonic() + 10
-            while not app._cancelled and time.monotonic() < deadline:
+            while not app.cancelled.is_set() and time.monotonic() < deadline:
                 time.sleep(0.001)
             progress(done, total, events)
 
         try:
             real_load(path, progress=held, cache=cache, workers=workers)
             outcome.append("finished")
-        except app_module.LoadCancelled:
+        except loading_module.LoadCancelled:
             outcome.append("cancelled")
             raise
         finally:
             ended.set()  # the worker's thread stays in its pool: wait for the load, not it
 
-    monkeypatch.setattr(app_module, "load_trace", watched)
+    monkeypatch.setattr(loading_module, "load_trace", watched)
     app = make_app(DATA / "gpu_streams.json")
     async with app.run_test() as pilot:
         for _ in range(1000):  # wait without blocking the event loop the worker starts from

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input
 
-from tui.model.analysis.diff import TraceDiff
+from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.health import health
 from tui.model.analysis.verdict import Verdict
@@ -301,3 +301,24 @@ class TraceScreen(Screen[None]):
 
     def action_other_trace(self) -> None:
         self.post_message(self.OtherTraceWanted())
+
+    def show_time(self, window_ns: tuple[int, int]) -> None:
+        """An absolute window (the traces' own clock: another rank's), moved inside this trace
+        where it falls (partly) outside it (a window before its start once crashed the ruler)."""
+        if self.trace.base_time_ns is None:
+            return
+        width, span = window_ns[1] - window_ns[0], max(self.trace.span_ns, 1)
+        t0 = min(max(window_ns[0] - self.trace.base_time_ns, 0), max(span - width, 0))
+        self.timeline.set_window((t0, min(t0 + width, span)))
+
+    def shown_after(self, other: TraceScreen) -> None:
+        """Shown in place of the other trace of the pair: at the same place in the same step,
+        with the diff pane as it was left there (open or not)."""
+        self.timeline.set_window(aligned_window(other.trace, self.trace, other.timeline.window))
+        carried, diff_open = other.kept("diff"), other.open_pane == "diff"
+        if self.open_pane == "diff":
+            self.close_pane()
+        if carried is not None:
+            self.left["diff"] = carried
+        if diff_open:
+            self.action_pane("diff")
