@@ -19,16 +19,18 @@ from tui.model.analysis.call_tree import tree_for
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.analysis.graphs import graphs
 from tui.model.analysis.rank_compare import compare
-from tui.model.analysis.rank_stats import RankStats
+from tui.model.analysis.rank_stats import RankFailed, RankStats
 from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
 from tui.model.errors import TraceError
-from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.footprint import available_memory, estimate_memory
+from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.rank_folder import RankFiles, rank_files
-from tui.model.ingest.source import check_start, max_stream_bytes, no_traces_reason, scan_folder
+from tui.model.ingest.source import max_stream_bytes
+from tui.model.passes import load_trace
+from tui.model.passes.ranks import summarise_ranks
 from tui.model.present.diff_report import (
     KERNEL_SORTS,
     OP_SORTS,
@@ -41,7 +43,6 @@ from tui.model.present.diff_report import as_text as diff_text
 from tui.model.present.graph_report import as_json as graph_json
 from tui.model.present.graph_report import as_text as graph_text
 from tui.model.present.info import report, summary
-from tui.model.present.rank_pass import RankFailed, summarise_ranks
 from tui.model.present.report import as_json, as_text
 from tui.model.present.roofline_report import (
     NO_SHAPES,

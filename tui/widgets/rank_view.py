@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from tui.model.analysis.rank_compare import RankReport
-from tui.model.present.rank_pass import RankFailed
+from tui.model.analysis.rank_stats import RankFailed
 from tui.model.present.rank_report import (
     COLLECTIVE_HEADERS,
     RANK_HEADERS,

@@ -4,17 +4,35 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
 
 from ..errors import TraceError
 from ..trace import Format, Trace
 from .assemble import assemble
 from .cache import ModelCache
-from .chrome_json.parallel import PARALLEL_FROM_BYTES
 from .cores import default_workers
-from .formats import importer_for
+from .formats import format_for, refuse, resolve
 from .intermediate import Progress
-from .source import read_source, resolve
+from .source import read_source
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an upper layer derives once from a whole trace, for the model cache to keep beside
+    it (this layer knows nothing of what they are).
+
+    Attributes:
+        version: the shape of the data; facts kept with another version are derived again.
+        derive: the facts of a trace, JSON-ready.
+        restore: put kept facts back into a trace read from the cache; it raises KeyError,
+            TypeError or ValueError for data it cannot use (then they are derived again).
+    """
+
+    version: int
+    derive: Callable[[Trace], dict[str, Any]]
+    restore: Callable[[Trace, dict[str, Any]], None]
 
 
 def load_trace(
@@ -22,6 +40,7 @@ def load_trace(
     progress: Progress | None = None,
     cache: ModelCache | None = None,
     workers: int | None = None,
+    facts: Facts | None = None,
 ) -> Trace:
     """Load a trace file (or the newest trace in a folder).
 
@@ -30,7 +49,9 @@ def load_trace(
             raise to stop the load.
         cache: where to find the model of a trace loaded before, and keep this one.
         workers: processes that decode one big file together; by default the cores for a file
-            of PARALLEL_FROM_BYTES or more, else one (see chrome_json/parallel.py).
+            of its format's `parallel_from` or more, else one (see chrome_json/parallel.py).
+        facts: derived with the cache's entry and kept beside it (without a cache, whoever
+            needs them derives them on first use, as without `facts`).
 
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
@@ -44,13 +65,32 @@ def load_trace(
         found = cache.get(key, str(file))
         if found is not None:
             found.format = replace(found.format, chosen_from=folder)
+            if facts is not None:
+                _restore_facts(found, cache, key, facts)
             return found
         trace = load_trace(path, progress, workers=workers)
         cache.put(key, trace)
+        if facts is not None:
+            cache.put_facts(key, facts.version, facts.derive(trace))
         return trace
-    source = read_source(path)
+    source = read_source(file or path, folder, check=refuse)
+    door = format_for(source)
     if workers is None:
-        workers = default_workers() if len(source.data) >= PARALLEL_FROM_BYTES else 1
-    imported = importer_for(source)(source, progress, workers)
+        big = door.parallel_from is not None and len(source.data) >= door.parallel_from
+        workers = default_workers() if big else 1
+    imported = door.read(source, progress, workers)
     fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
     return assemble(source.path, fmt, imported, threads=workers > 1)
+
+
+def _restore_facts(trace: Trace, cache: ModelCache, key: str, facts: Facts) -> None:
+    """The kept facts put back, or (none kept, of another version, unusable) derived now and
+    kept for the next run."""
+    kept = cache.facts(key, facts.version)
+    if kept is not None:
+        try:
+            facts.restore(trace, kept)
+            return
+        except (KeyError, TypeError, ValueError):
+            pass
+    cache.put_facts(key, facts.version, facts.derive(trace))

@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 
 from ..analysis.rank_compare import Matched, RankReport, RankRow
+from ..analysis.rank_stats import RankFailed
 from ..text import printable
 from ..timescale import format_bytes, format_duration
-from .rank_pass import RankFailed
 
 # Steps shown across in the text matrix (the JSON has them all).
 MATRIX_STEPS = 10
