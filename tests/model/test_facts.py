@@ -1,8 +1,8 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
-were recorded) is derived when the model is cached and kept beside it; a later run reads it
-back equal to a fresh computation, a changed trace derives it again, and an entry without facts
-(as the build before them wrote), with damaged facts or with facts of another version, derives
-them again cleanly."""
+were recorded) is kept beside the cached model as it is derived; a later run reads it back
+equal to a fresh computation, a changed trace derives it again, loading derives nothing ahead
+of need, and an entry without facts (as the build before them wrote), with damaged facts or
+with facts of another version, derives them again cleanly."""
 
 from __future__ import annotations
 
@@ -47,32 +47,45 @@ def counted(monkeypatch):
     return calls
 
 
-def _fresh(path):
-    trace = load_without_facts(path)
+def _facts(trace):
     return health_module.health(trace), roofline.shapes_recorded(trace)
+
+
+def _fresh(path):
+    return _facts(load_without_facts(path))
 
 
 def test_kept_facts_equal_a_fresh_computation(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
-    load_trace(broken, cache=cache)
-    assert counted == {"health": 1, "shapes": 1}  # derived once, as the entry was written
-    again = load_trace(broken, cache=cache)
-    kept = (health_module.health(again), roofline.shapes_recorded(again))
+    _facts(load_trace(broken, cache=cache))
+    assert counted == {"health": 1, "shapes": 1}
+    kept = _facts(load_trace(broken, cache=cache))
     assert counted == {"health": 1, "shapes": 1}  # read back, not derived
     fresh = _fresh(broken)
     assert kept == fresh and fresh[0].checks and fresh[0].repairs and fresh[1] is True
     assert kept[0].line == fresh[0].line
 
 
-def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
+def test_loading_derives_nothing_ahead_of_need(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
     load_trace(broken, cache=cache)
+    roofline.shapes_recorded(load_trace(broken, cache=cache))  # what summary may ask
+    assert counted == {"health": 0, "shapes": 1}
+    again = load_trace(broken, cache=cache)
+    assert health_module.health(again) == _fresh(broken)[0]  # derived now, beside the kept one
+    assert counted == {"health": 2, "shapes": 2}
+    assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
+    assert counted == {"health": 3, "shapes": 3}  # only the fresh computations above
+
+
+def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
+    cache = ModelCache(tmp_path / "cache")
+    _facts(load_trace(broken, cache=cache))
     plain = [e for e in SHAPED if "Input Dims" not in e.get("args", {})]
     broken.write_text(json.dumps({"traceEvents": plain[:2]}))
-    changed = load_trace(broken, cache=cache)
+    changed = _facts(load_trace(broken, cache=cache))
     assert counted == {"health": 2, "shapes": 2}
-    assert (health_module.health(changed), roofline.shapes_recorded(changed)) == _fresh(broken)
-    assert roofline.shapes_recorded(changed) is False
+    assert changed == _fresh(broken) and changed[1] is False
 
 
 @pytest.mark.parametrize("kept", ["none", "damaged", "other version", "wrong shape"])
@@ -81,7 +94,7 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
     if kept == "none":  # the model as the build before facts cached it
         load_without_facts(broken, cache=cache)
     else:
-        load_trace(broken, cache=cache)
+        _facts(load_trace(broken, cache=cache))
         (side,) = (tmp_path / "cache").glob("*.facts.json")
         stored = json.loads(side.read_text())
         if kept == "damaged":
@@ -91,10 +104,10 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
         else:
             stored["facts"]["health"]["checks"][0]["count"] = "many"
             side.write_text(json.dumps(stored))
-    again = load_trace(broken, cache=cache)
-    assert (health_module.health(again), roofline.shapes_recorded(again)) == _fresh(broken)
+    assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
     (side,) = (tmp_path / "cache").glob("*.facts.json")
-    assert json.loads(side.read_text())["version"] == facts.VERSION  # kept for the next run
+    stored = json.loads(side.read_text())
+    assert stored["version"] == facts.VERSION and set(stored["facts"]) == set(facts.FACTS)
 
 
 def test_info_on_a_cached_trace_runs_no_health_check(tmp_path, broken, counted, monkeypatch):

@@ -17,22 +17,24 @@ from .formats import format_for, refuse, resolve
 from .intermediate import Progress
 from .source import read_source
 
+# Keeps a new set of facts beside the trace's cache entry, in place of those kept before.
+Keep = Callable[[dict[str, Any]], None]
+
 
 @dataclass(frozen=True)
 class Facts:
-    """What an upper layer derives once from a whole trace, for the model cache to keep beside
-    it (this layer knows nothing of what they are).
+    """What an upper layer derives from a whole trace, for the model cache to keep beside it
+    (this layer knows nothing of what they are).
 
     Attributes:
-        version: the shape of the data; facts kept with another version are derived again.
-        derive: the facts of a trace, JSON-ready.
-        restore: put kept facts back into a trace read from the cache; it raises KeyError,
-            TypeError or ValueError for data it cannot use (then they are derived again).
+        version: the shape of the data; facts kept with another version are not given back.
+        attach: called with a trace loaded through the cache, the facts kept for it (JSON-ready;
+            None when there are none) and a `Keep`; it puts the kept facts back and has those
+            derived later kept.
     """
 
     version: int
-    derive: Callable[[Trace], dict[str, Any]]
-    restore: Callable[[Trace, dict[str, Any]], None]
+    attach: Callable[[Trace, dict[str, Any] | None, Keep], None]
 
 
 def load_trace(
@@ -50,8 +52,9 @@ def load_trace(
         cache: where to find the model of a trace loaded before, and keep this one.
         workers: processes that decode one big file together; by default the cores for a file
             of its format's `parallel_from` or more, else one (see chrome_json/parallel.py).
-        facts: derived with the cache's entry and kept beside it (without a cache, whoever
-            needs them derives them on first use, as without `facts`).
+        facts: kept beside the cache's entry as they are derived, and given back to the next
+            load of the same content (without a cache they are derived on first use, as
+            without `facts`).
 
     Raises:
         TraceError: the file cannot be read or holds no trace; the message names both.
@@ -62,16 +65,16 @@ def load_trace(
             key = cache.key(str(file))
         except OSError as e:
             raise TraceError(str(file), f"cannot read: {e.strerror or e}") from None
-        found = cache.get(key, str(file))
-        if found is not None:
-            found.format = replace(found.format, chosen_from=folder)
-            if facts is not None:
-                _restore_facts(found, cache, key, facts)
-            return found
-        trace = load_trace(path, progress, workers=workers)
-        cache.put(key, trace)
+        trace = cache.get(key, str(file))
+        if trace is not None:
+            trace.format = replace(trace.format, chosen_from=folder)
+        else:
+            trace = load_trace(path, progress, workers=workers)
+            cache.put(key, trace)
         if facts is not None:
-            cache.put_facts(key, facts.version, facts.derive(trace))
+            version = facts.version
+            kept = cache.facts(key, version)
+            facts.attach(trace, kept, lambda new: cache.put_facts(key, version, new))
         return trace
     source = read_source(file or path, folder, check=refuse)
     door = format_for(source)
@@ -81,16 +84,3 @@ def load_trace(
     imported = door.read(source, progress, workers)
     fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
     return assemble(source.path, fmt, imported, threads=workers > 1)
-
-
-def _restore_facts(trace: Trace, cache: ModelCache, key: str, facts: Facts) -> None:
-    """The kept facts put back, or (none kept, of another version, unusable) derived now and
-    kept for the next run."""
-    kept = cache.facts(key, facts.version)
-    if kept is not None:
-        try:
-            facts.restore(trace, kept)
-            return
-        except (KeyError, TypeError, ValueError):
-            pass
-    cache.put_facts(key, facts.version, facts.derive(trace))

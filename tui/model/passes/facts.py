@@ -1,16 +1,19 @@
-"""What `info` and `summary` derive from a whole trace, derived once and kept with the cached
-model: the health checks (whose args reads cost seconds on a big trace) and whether shapes were
-recorded (which decodes the first ops' args from the file again).
+"""What `info` and `summary` derive from a whole trace, derived once per trace content and kept
+with the cached model: the health checks (whose args reads cost seconds on a training trace)
+and whether shapes were recorded (which decodes the first ops' args from the file again).
 
-`load_trace` here is ingest's, with these facts: on a cache hit they are put back into the
-analyses' own slots of `trace.derived`, so `health(trace)` and `shapes_recorded(trace)` find
-them and compute nothing.
+Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
+back into that slot when the same content is loaded again, so `health(trace)` finds it and
+checks nothing. Nothing is derived ahead of need: `summary` or a rank pass filling the cache
+pays for no health check it does not show.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import asdict
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from ..analysis import health as health_module
@@ -21,41 +24,86 @@ from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
 from ..trace import Trace
 
-VERSION = 1  # the shape of the data below: bumped when it changes
+VERSION = 1  # the shape of the kept data below: bumped when it changes
 
 
-def derive(trace: Trace) -> dict[str, Any]:
-    """The facts of a trace, JSON-ready."""
-    found = health_module.health(trace)
-    return {
-        "health": {group: [asdict(f) for f in getattr(found, group)] for group in _GROUPS},
-        "shapes recorded": roofline.shapes_recorded(trace),
-    }
+@dataclass(frozen=True)
+class Fact:
+    """A derived slot kept in the cache, and how it is written and read back."""
 
-
-def restore(trace: Trace, kept: dict[str, Any]) -> None:
-    """Put kept facts into the trace's derived data (all or, when any is unusable, none).
-
-    Raises:
-        KeyError, TypeError, ValueError: `kept` is not what `derive` writes.
-    """
-    groups = {group: [_finding(f) for f in kept["health"][group]] for group in _GROUPS}
-    shapes = kept["shapes recorded"]
-    if not isinstance(shapes, bool):
-        raise TypeError("shapes recorded: not a bool")
-    trace.derived[health_module.KEY] = Health(**groups)
-    trace.derived[roofline.SHAPES_KEY] = shapes
+    slot: str  # its key in `trace.derived`, as the analysis names it
+    dump: Callable[[Any], Any]  # to JSON-ready data
+    read: Callable[[Any], Any]  # back; KeyError, TypeError or ValueError for unusable data
 
 
 _GROUPS = ("checks", "repairs", "skipped")
-FACTS = load.Facts(VERSION, derive, restore)
+
+
+def _dump_health(found: Health) -> dict[str, Any]:
+    return {group: [asdict(f) for f in getattr(found, group)] for group in _GROUPS}
+
+
+def _read_health(kept: Any) -> Health:
+    return Health(**{group: [_finding(f) for f in kept[group]] for group in _GROUPS})
 
 
 def _finding(kept: dict[str, Any]) -> Finding:
     found = Finding(**kept)
-    if not (isinstance(found.count, int) and all(isinstance(r, int) for r in found.examples)):
-        raise TypeError("a finding's count or examples: not whole numbers")
+    numbers = [found.count, found.unchecked, *found.examples]
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        raise TypeError("a finding's counts or examples: not whole numbers")
     return found
+
+
+def _read_bool(kept: Any) -> bool:
+    if not isinstance(kept, bool):
+        raise TypeError("not true or false")
+    return kept
+
+
+FACTS = {
+    "health": Fact(health_module.KEY, _dump_health, _read_health),
+    "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
+}
+_BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
+
+
+class _Keeping(dict[str, Any]):
+    """A trace's derived data that keeps each fact in the cache as it is first set."""
+
+    def __init__(self, derived: dict[str, Any], kept: dict[str, Any], keep: load.Keep) -> None:
+        super().__init__(derived)
+        self.kept, self.keep = kept, keep
+        self.lock = threading.Lock()  # the viewer derives in worker threads
+
+    def __setitem__(self, slot: str, value: Any) -> None:
+        super().__setitem__(slot, value)
+        name = _BY_SLOT.get(slot)
+        if name is None:
+            return
+        with self.lock:
+            if name not in self.kept:
+                self.kept[name] = FACTS[name].dump(value)
+                self.keep(dict(self.kept))
+
+
+def attach(trace: Trace, kept: dict[str, Any] | None, keep: load.Keep) -> None:
+    """Put the kept facts back into their slots (those that read back; the others are derived
+    again when needed), and keep those derived from now on."""
+    usable: dict[str, Any] = {}
+    for name, data in (kept or {}).items():
+        fact = FACTS.get(name)
+        if fact is None or fact.slot in trace.derived:
+            continue
+        try:
+            trace.derived[fact.slot] = fact.read(data)
+        except (KeyError, TypeError, ValueError):
+            continue
+        usable[name] = data
+    trace.derived = _Keeping(trace.derived, usable, keep)
+
+
+KEPT = load.Facts(VERSION, attach)
 
 
 def load_trace(
@@ -65,4 +113,4 @@ def load_trace(
     workers: int | None = None,
 ) -> Trace:
     """ingest's `load_trace`, keeping the facts with the cached model (see there)."""
-    return load.load_trace(path, progress, cache, workers, FACTS)
+    return load.load_trace(path, progress, cache, workers, KEPT)
