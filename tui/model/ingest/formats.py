@@ -6,7 +6,8 @@ format that is not read yet (Perfetto protobuf) is registered too: its importer 
 saying what the file is and how to get JSON. Every caller asks here; nothing else sniffs.
 
 A new format is a sub-package beside `chrome_json/` with a `read(source, progress, workers) ->
-Imported` that fills the intermediate and an args reader; it is registered here, and nowhere else.
+Imported` that fills the intermediate and an args reader; it is registered here, as one
+`InputFormat` in FORMATS, and nowhere else.
 """
 
 from __future__ import annotations
@@ -44,30 +45,65 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
 # (source, progress, workers): workers is how many processes may decode one file together.
 Importer = Callable[[Source, Progress | None, int], Imported]
+# How a format's args reader is made again from the arrays the model cache kept.
+ArgsMaker = Callable[[str, dict[str, npt.NDArray[np.int64]]], ArgsReader]
 
 
 @dataclass(frozen=True)
 class InputFormat:
-    """A registered input format: its importer, from what size a file of it is worth decoding
-    on several cores (None: never), and for a known format not read yet the one line its
-    importer raises."""
+    """A registered input format.
+
+    Attributes:
+        claims: of a head (decompressed, never empty): None when it is not this format's,
+            else whether trace events show in it (a folder member must show them).
+        read: its importer.
+        args_reader: how its args reader is made again after a cache hit.
+        parallel_from: the size from which a file is worth decoding on several cores (None:
+            never).
+        refusal: for a known format not read yet, the one line its importer raises.
+    """
 
     name: str
+    claims: Callable[[bytes], bool | None]
     read: Importer
+    args_reader: ArgsMaker | None = None
     parallel_from: int | None = None
     refusal: str | None = None
 
 
-def _refuse_perfetto(source: Source, progress: Progress | None, workers: int) -> Imported:
+def _protobuf(head: bytes) -> bool | None:
+    return False if looks_like_perfetto(head) else None
+
+
+def _refuse_protobuf(source: Source, progress: Progress | None, workers: int) -> Imported:
     raise TraceError(source.path, PERFETTO_MESSAGE)
 
 
-CHROME_JSON = InputFormat(chrome_json.NAME, chrome_json.read, chrome_json.PARALLEL_FROM_BYTES)
-PERFETTO_PROTOBUF = InputFormat("perfetto_protobuf", _refuse_perfetto, refusal=PERFETTO_MESSAGE)
-# Reader name -> how to make it again from the arrays the model cache kept.
-ARGS_READERS: dict[str, Callable[[str, dict[str, npt.NDArray[np.int64]]], ArgsReader]] = {
-    chrome_json.NAME: chrome_json.JsonArgs.from_arrays,
-}
+def _json(head: bytes) -> bool | None:
+    """JSON, from its first character (whether it is a trace, the importer says, with the words
+    for what it found instead); only white space is left to the importer to say so too."""
+    start = (head[3:] if head.startswith(UTF8_BOM) else head).lstrip(b" \t\r\n")
+    if start.startswith(b"{"):
+        return b'"traceEvents"' in start
+    if start.startswith(b"["):
+        return b'"ph"' in start
+    return False if not start else None
+
+
+CHROME_JSON = InputFormat(
+    chrome_json.NAME,
+    _json,
+    chrome_json.read,
+    chrome_json.JsonArgs.from_arrays,
+    chrome_json.PARALLEL_FROM_BYTES,
+)
+PERFETTO_PROTOBUF = InputFormat(
+    "perfetto_protobuf", _protobuf, _refuse_protobuf, refusal=PERFETTO_MESSAGE
+)
+# In the order they are asked: protobuf first, since its first packet may look like a newline
+# and a '{' (looks_like_perfetto parses the packets through, so JSON is never taken for it).
+FORMATS = (PERFETTO_PROTOBUF, CHROME_JSON)
+ARGS_READERS: dict[str, ArgsMaker] = {f.name: f.args_reader for f in FORMATS if f.args_reader}
 
 
 @dataclass(frozen=True)
@@ -80,22 +116,14 @@ class Guess:
 
 
 def guess(head: bytes) -> Guess:
-    """The format of a file whose first bytes (decompressed) are `head`.
-
-    JSON is taken as Chrome JSON from its first character; whether it holds events, the
-    importer says (with the words for what it found instead).
-    """
+    """The format of a file whose first bytes (decompressed) are `head`."""
     if not head:
         return Guess(None, "file is empty")
-    if looks_like_perfetto(head):
-        return Guess(PERFETTO_PROTOBUF)
+    for fmt in FORMATS:
+        events = fmt.claims(head)
+        if events is not None:
+            return Guess(fmt, events=events)
     start = (head[3:] if head.startswith(UTF8_BOM) else head).lstrip(b" \t\r\n")
-    if start.startswith(b"{"):
-        return Guess(CHROME_JSON, events=b'"traceEvents"' in start)
-    if start.startswith(b"["):
-        return Guess(CHROME_JSON, events=b'"ph"' in start)
-    if not start:
-        return Guess(CHROME_JSON)  # only white space: the importer says so
     return Guess(None, _not_json_reason(start))
 
 
