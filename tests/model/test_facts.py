@@ -100,7 +100,7 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
         if kept == "damaged":
             side.write_text(side.read_text()[:20])
         elif kept == "other version":
-            side.write_text(json.dumps({**stored, "version": facts.VERSION + 1}))
+            side.write_text(json.dumps({**stored, "version": f"{facts.SHAPE}-another build"}))
         else:
             stored["facts"]["health"]["checks"][0]["count"] = "many"
             side.write_text(json.dumps(stored))

@@ -86,7 +86,7 @@ class ModelCache:
     def _facts_file(self, key: str) -> Path:
         return self.folder / f"{key}.facts.json"
 
-    def facts(self, key: str, version: int) -> dict[str, Any] | None:
+    def facts(self, key: str, version: str) -> dict[str, Any] | None:
         """The facts kept beside entry `key`; None when there are none, they are of another
         version, or they do not read back."""
         try:
@@ -98,7 +98,7 @@ class ModelCache:
         found = stored.get("facts")
         return found if isinstance(found, dict) else None
 
-    def put_facts(self, key: str, version: int, facts: dict[str, Any]) -> None:
+    def put_facts(self, key: str, version: str, facts: dict[str, Any]) -> None:
         """Keep facts beside entry `key`; failure to write is not an error."""
         self._write(
             self._facts_file(key), json.dumps({"version": version, "facts": facts}).encode()

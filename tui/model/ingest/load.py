@@ -27,13 +27,14 @@ class Facts:
     (this layer knows nothing of what they are).
 
     Attributes:
-        version: the shape of the data; facts kept with another version are not given back.
+        version: names the shape of the data and what derived it; facts kept with another
+            version are not given back.
         attach: called with a trace loaded through the cache, the facts kept for it (JSON-ready;
             None when there are none) and a `Keep`; it puts the kept facts back and has those
             derived later kept.
     """
 
-    version: int
+    version: str
     attach: Callable[[Trace, dict[str, Any] | None, Keep], None]
 
 

@@ -10,12 +10,16 @@ pays for no health check it does not show.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
+from .. import analysis
+from .. import trace as trace_module
 from ..analysis import health as health_module
 from ..analysis import roofline
 from ..analysis.health import Finding, Health
@@ -24,7 +28,20 @@ from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
 from ..trace import Trace
 
-VERSION = 1  # the shape of the kept data below: bumped when it changes
+SHAPE = 1  # the shape of the kept data below: bumped when it changes
+
+
+def _version() -> str:
+    """The shape of the data and the code that derived it: facts kept by a build whose analyses
+    differ (a health rule changed, say) are derived again, not shown."""
+    sources = sorted(Path(analysis.__file__).parent.glob("*.py"))
+    digest = hashlib.sha256()
+    for source in [*sources, Path(trace_module.__file__)]:
+        digest.update(source.read_bytes())
+    return f"{SHAPE}-{digest.hexdigest()[:16]}"
+
+
+VERSION = _version()
 
 
 @dataclass(frozen=True)
