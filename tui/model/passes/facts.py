@@ -1,6 +1,7 @@
 """What `info` and `summary` derive from a whole trace, derived once per trace content and kept
-with the cached model: the health checks (whose args reads cost seconds on a training trace)
-and whether shapes were recorded (which decodes the first ops' args from the file again).
+with the cached model: the health checks (whose args reads cost seconds on a training trace),
+whether shapes were recorded (which decodes the first ops' args from the file again) and the
+roofline's by-shape rows (every modelled call's args decoded again).
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
@@ -18,11 +19,15 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import analysis
 from .. import trace as trace_module
 from ..analysis import health as health_module
 from ..analysis import roofline
 from ..analysis.health import Finding, Health
+from ..analysis.roofline import ShapeRow, ShapeRows
+from ..analysis.work import Work
 from ..ingest import load
 from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
@@ -72,6 +77,27 @@ def _finding(kept: dict[str, Any]) -> Finding:
     return found
 
 
+def _dump_rows(found: ShapeRows) -> dict[str, Any]:
+    rows, call_rows, call_group = found
+    return {
+        "rows": [asdict(row) for row in rows],
+        "call_rows": call_rows.tolist(),
+        "call_group": call_group.tolist(),
+    }
+
+
+def _read_rows(kept: Any) -> ShapeRows:
+    rows = [
+        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(row["starts"])})
+        for row in kept["rows"]
+    ]
+    call_rows = np.asarray(kept["call_rows"], np.int64)
+    call_group = np.asarray(kept["call_group"], np.int64)
+    if call_rows.shape != call_group.shape or call_rows.ndim != 1:
+        raise ValueError("the calls and their rows differ in length")
+    return rows, call_rows, call_group
+
+
 def _read_bool(kept: Any) -> bool:
     if not isinstance(kept, bool):
         raise TypeError("not true or false")
@@ -81,6 +107,7 @@ def _read_bool(kept: Any) -> bool:
 FACTS = {
     "health": Fact(health_module.KEY, _dump_health, _read_health),
     "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
+    "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
 }
 _BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
 
