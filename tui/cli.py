@@ -36,12 +36,16 @@ from tui.model.present.diff_report import (
     drivers,
     headline_label,
 )
+from tui.model.present.diff_report import as_csv as diff_csv
 from tui.model.present.diff_report import as_json as diff_json
 from tui.model.present.diff_report import as_text as diff_text
+from tui.model.present.graph_report import as_csv as graph_csv
 from tui.model.present.graph_report import as_json as graph_json
 from tui.model.present.graph_report import as_text as graph_text
 from tui.model.present.info import report, summary
 from tui.model.present.rank_pass import RankFailed, summarise_ranks
+from tui.model.present.render.csv import as_csv
+from tui.model.present.report import as_csv as summary_csv
 from tui.model.present.report import as_json, as_text
 from tui.model.present.roofline_report import (
     NO_SHAPES,
@@ -49,12 +53,14 @@ from tui.model.present.roofline_report import (
     summary_roofline,
     verdict_note,
 )
+from tui.model.present.roofline_report import as_csv as roofline_csv
 from tui.model.present.roofline_report import as_json as roofline_json
 from tui.model.present.roofline_report import as_text as roofline_text
 from tui.model.present.roofline_report import (
     note as roof_note,
 )
 from tui.model.present.tables import KERNELS, OPS, SHAPES, WORK_SORTS, scope_report, table_for
+from tui.model.present.tree_report import as_csv as tree_csv
 from tui.model.present.tree_report import as_json as tree_json
 from tui.model.present.tree_report import as_text as tree_text
 from tui.model.text import printable
@@ -174,7 +180,7 @@ def _summary_parser() -> argparse.ArgumentParser:
         "table (like key_averages) or the kernel table.",
     )
     parser.add_argument("path", nargs="?", help="trace file or folder; default: the bundled sample")
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
     parser.add_argument(
         "--sort",
         help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}), with --by-shape "
@@ -357,7 +363,9 @@ def _summary(args: list[str]) -> int:
         return _roofline(trace, opts)
     if opts.graphs:
         found = graphs(trace)
-        if opts.format == "json":
+        if opts.format == "csv":
+            sys.stdout.write(as_csv(graph_csv(trace, found, opts.top)))
+        elif opts.format == "json":
             sys.stdout.buffer.write(graph_json(trace, found, opts.top))
         else:
             sys.stdout.write(graph_text(trace, found, opts.top, opts.format == "markdown"))
@@ -380,17 +388,19 @@ def _summary(args: list[str]) -> int:
     if sort in WORK_SORTS and not any(c.key == sort for c in result.columns):
         why = (roof_note(roof) if roof is not None else line) or NO_SHAPES
         return _fail(f"--sort {sort}: {why}", 2)
-    rows = result.rows[: opts.top] if opts.top else result.rows
     if opts.step is not None:  # the line is the whole trace's (a step's: --roofline's JSON)
         line, roof = None, None
+    if opts.format == "csv":
+        sys.stdout.write(as_csv(summary_csv(result, opts.top)))
+        return 0
     if opts.format == "json":
         extra = headline_json(trace, roof) if roof is not None and roof.shapes_recorded else None
-        sys.stdout.buffer.write(as_json(trace.path, result, rows, extra))
+        sys.stdout.buffer.write(as_json(trace.path, result, opts.top, extra))
         return 0
     step = f"ProfilerStep#{opts.step}" if opts.step is not None else None
     note = verdict_note(result.summary.verdict.label, roof)
     markdown = opts.format == "markdown"
-    sys.stdout.write(as_text(trace.path, result, rows, markdown, step, line, note))
+    sys.stdout.write(as_text(trace.path, result, opts.top, markdown, step, line, note))
     return 0
 
 
@@ -402,7 +412,7 @@ def _diff_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("base", help="the trace to compare against")
     parser.add_argument("new", help="the trace compared with it")
-    parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    parser.add_argument("--format", choices=("text", "markdown", "json", "csv"), default="text")
     parser.add_argument(
         "--sort",
         help=f"rank rows by the change of: ops {', '.join(OP_SORTS)} (default self_cuda, or "
@@ -446,7 +456,9 @@ def _diff(args: list[str]) -> int:
             return 1
         traces.append(trace)
     result = diff(*traces)
-    if opts.format == "json":
+    if opts.format == "csv":
+        sys.stdout.write(as_csv(diff_csv(result, opts.sort, opts.top)))
+    elif opts.format == "json":
         sys.stdout.buffer.write(diff_json(result, opts.sort, opts.top))
     else:
         sys.stdout.write(diff_text(result, opts.sort, opts.top, opts.format == "markdown"))
@@ -471,7 +483,9 @@ def _tree(trace: Trace, opts: argparse.Namespace, scope: Scope) -> int:
         return _fail("--depth must be 1 or more", 2)
     weight = opts.weight or ("gpu" if trace.kind_mask("gpu").any() else "cpu")
     tree = tree_for(trace, opts.view, scope, weight)
-    if opts.format == "json":
+    if opts.format == "csv":
+        sys.stdout.write(as_csv(tree_csv(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE)))
+    elif opts.format == "json":
         sys.stdout.buffer.write(tree_json(trace, tree, opts.view, opts.depth, TREE_MIN_SHARE))
     else:
         markdown = opts.format == "markdown"
@@ -485,7 +499,9 @@ def _roofline(trace: Trace, opts: argparse.Namespace) -> int:
         result = roofline(trace, opts.peaks)
     except ValueError as e:
         return _fail(f"--peaks: {e}", 2)
-    if opts.format == "json":
+    if opts.format == "csv":
+        sys.stdout.write(as_csv(roofline_csv(result, opts.top)))
+    elif opts.format == "json":
         sys.stdout.buffer.write(roofline_json(trace, result, opts.top))
     else:
         sys.stdout.write(roofline_text(trace, result, opts.top, opts.format == "markdown"))
@@ -518,7 +534,9 @@ def _rank_summary(ranks: RankFiles, opts: argparse.Namespace) -> int:
     report = compare(stats)
     report.notes[:0] = ranks.notes()
     top = opts.top
-    if opts.format == "json":
+    if opts.format == "csv":
+        sys.stdout.write(as_csv(rank_report.as_csv(report, top)))
+    elif opts.format == "json":
         sys.stdout.buffer.write(rank_report.as_json(ranks.folder, report, failed, top))
     else:
         markdown = opts.format == "markdown"
