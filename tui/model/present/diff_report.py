@@ -62,12 +62,10 @@ def as_json(d: TraceDiff, sort: str | None, top: int) -> bytes:
 
 
 def as_csv(d: TraceDiff, sort: str | None, top: int) -> list[Grid]:
-    """The three tables as `as_text` ranks them, each in full."""
+    """The three tables as `as_text` ranks them (named ops, kernels, regions)."""
     sorts = sorts_for(d, sort)
     return [
-        DIFF_TABLES[name]
-        .view(_top(ranked(rows, sorts[name]), top), columns=shown(name, sorts[name], full=True))
-        .grid()
+        DIFF_TABLES[name].view(_top(ranked(rows, sorts[name]), top)).grid(name)
         for name, rows in tables(d).items()
     ]
 

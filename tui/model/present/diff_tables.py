@@ -162,7 +162,7 @@ def _table(name: str) -> Table[DiffRow]:
         ]
     sortable = set(SORTS[name])
     columns = [replace(c, sortable=c.sortable and c.key in sortable) for c in columns]
-    return Table(name, tuple(columns), _Q[_DEFAULT[name]].key)
+    return Table(f"diff {name}", tuple(columns), _Q[_DEFAULT[name]].key)
 
 
 def _json_parts(fields: tuple[str, ...]) -> list[tuple[str, Callable[[DiffRow], object]]]:

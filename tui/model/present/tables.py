@@ -55,6 +55,11 @@ class ScopeReport(Generic[S]):
         rows = self.rows[:top] if top else self.rows
         return View(self.table, self.columns, rows, self.totals)
 
+    def texts(self, order: Sequence[int]) -> dict[str, list[str]]:
+        """Each row's cells (by row key) in the columns `order` picks from `columns`."""
+        columns = [self.columns[i] for i in order]
+        return {r.key: [c.text(r, self.totals) for c in columns] for r in self.rows}
+
     def ordered(self, key: str, descending: bool, within: str = "") -> list[S]:
         """The rows whose key holds `within` (casefolded), by column `key`."""
         rows = [r for r in self.rows if not within or within in r.key.casefold()]

@@ -20,14 +20,34 @@ TABLE = "table"
 
 
 def flatten(record: Record, prefix: str = "") -> dict[str, object]:
-    """A JSON row as flat columns: {"geometry": {"grid": "4x1x1"}} -> {"geometry.grid": ...}."""
+    """A JSON row as flat columns: {"geometry": {"grid": "4x1x1"}} -> {"geometry.grid": ...};
+    an empty object stays as its key (None), so that its group keeps its place."""
     out: dict[str, object] = {}
     for key, value in record.items():
-        if isinstance(value, dict):
+        if isinstance(value, dict) and value:
             out.update(flatten(value, f"{prefix}{key}."))
         else:
-            out[prefix + key] = value
+            out[prefix + key] = None if isinstance(value, dict) else value
     return out
+
+
+def header(rows: list[dict[str, object]]) -> list[str]:
+    """Each flat key once, in the order the rows first have it; a key that is an object in
+    some rows and null (or empty) in others is its object's keys, where it first came."""
+    keys: list[str] = []
+    for row in rows:
+        for key in row:
+            if key in keys or any(k.startswith(key + ".") for k in keys):
+                continue
+            parts = key.split(".")
+            groups = [".".join(parts[:i]) for i in range(1, len(parts))]
+            holder = next((g for g in groups if g in keys), None)
+            if holder is not None:  # it was null (or empty) in an earlier row
+                keys[keys.index(holder)] = key
+                continue
+            siblings = [i for i, k in enumerate(keys) if groups and k.startswith(groups[0] + ".")]
+            keys.insert(siblings[-1] + 1 if siblings else len(keys), key)
+    return keys
 
 
 def cell(value: object) -> str:
@@ -43,7 +63,7 @@ def cell(value: object) -> str:
 def section(grid: Grid) -> list[list[str]]:
     """One table's header row and rows."""
     flat = [flatten(r) for r in grid.records]
-    keys = list(dict.fromkeys(k for row in flat for k in row))
+    keys = header(flat)
     return [[TABLE, *keys], *([grid.name, *(cell(row.get(k)) for k in keys)] for row in flat)]
 
 
