@@ -18,6 +18,7 @@ from textual.widgets.data_table import RowDoesNotExist
 from tui.model.analysis.kernels import KernelStat
 from tui.model.analysis.ops import OpStat
 from tui.model.present import vocabulary as v
+from tui.model.present.table_spec import Column
 from tui.model.present.tables import AnyScopeReport
 from tui.model.text import printable
 
@@ -61,6 +62,14 @@ class StatsTable(DataTable[Text]):
         self.descending = True
         self.filter_text = ""
         self._shown: Sequence[OpStat | KernelStat] = []
+
+    @property
+    def columns_spec(self) -> list[Column[OpStat] | Column[KernelStat]]:
+        """The spec's columns shown, in the pane's order."""
+        if self.report is None:
+            return []
+        columns = self.report.columns
+        return [columns[i] for i in self.column_order]
 
     @property
     def column_order(self) -> list[int]:
