@@ -1,4 +1,4 @@
-"""StatsTable: a table of the spec (present/tables.py), showing text but sorting on raw values."""
+"""StatsTable: a table of the spec (present/table_spec.py), showing text, sorting on raw values."""
 
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
-  table: "ops" or "kernels", sort, rows: [...] with the JSON keys of present/tables.py
+  table: "ops" or "kernels", sort, rows: [...] with the JSON keys of op_table.py, kernel_table.py
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
          calls; kernels: name, total_ns, avg_ns, min_ns, max_ns, calls, share,

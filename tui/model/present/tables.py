@@ -123,8 +123,8 @@ def _scope_report(
     table = SHAPES if by_shape else OPS
     op_rows = op_stats(trace, scope, by_shape)
     if roof is not None:
-        op_work_ = op_work(trace, roof, scope, by_shape)
-        op_rows = [replace(r, work=op_work_.get(r.key)) for r in op_rows]
+        found = op_work(trace, roof, scope, by_shape)
+        op_rows = [replace(r, work=found.get(r.key)) for r in op_rows]
     return _made(trace, summary, table, op_rows, totals, sort, roof is not None)
 
 
