@@ -207,11 +207,20 @@ def test_the_diff_tables_agree_in_every_format(tmp_path):
     got = outputs("diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--top", "0")
     doc = json.loads(got["json"])
     tables = csv_tables(got["csv"])
-    assert list(tables) == ["ops", "kernels", "regions"]
-    for name in tables:
+    assert list(tables) == ["headline", "ops", "kernels", "regions"]
+    for name in ("ops", "kernels", "regions"):
         assert_csv_is_json(tables[name], doc[name])
-    text = ruled_tables(got["text"])[1:]  # after the headline
-    markdown = markdown_tables(got["markdown"])[1:]
+    headline = {row["metric"]: row for row in tables["headline"]}
+    for side in ("base", "new"):
+        assert headline["Verdict"][side] == doc[side]["verdict"]
+        assert int(headline["Profiled window"][side]) == doc[side]["window_ns"]
+        assert int(headline["Step (median)"][side]) == doc[side]["step_median_ns"]
+    window = headline["Profiled window"]
+    assert int(window["delta"]) == doc["new"]["window_ns"] - doc["base"]["window_ns"]
+    text, markdown = ruled_tables(got["text"]), markdown_tables(got["markdown"])
+    assert filled(text[:1]) == filled(markdown[:1])
+    assert [r[0] for r in text[0][1:]] == list(headline)
+    text, markdown = text[1:], markdown[1:]  # after the headline
     for short, full, name in zip(text, markdown, ("ops", "kernels", "regions"), strict=True):
         assert short[0][:3] == full[0][:3] == [v.NAME, v.STATUS, v.CALLS]
         # Text has the ranked column in full and the others' deltas; Markdown all in full.

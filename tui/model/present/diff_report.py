@@ -17,7 +17,7 @@ from typing import Any
 
 from ..analysis.diff import ADDED, HEADLINE, MATCHED, REMOVED, DiffRow, Side, TraceDiff, ranked
 from ..text import printable
-from .diff_tables import DIFF_TABLES, SORTS, amount, header, percent, shown, signed
+from .diff_tables import DIFF_TABLES, HEADLINES, SORTS, Headline, header, shown, signed
 from .render import lines
 from .render.json import dumps
 from .table_spec import Grid, View
@@ -62,11 +62,15 @@ def as_json(d: TraceDiff, sort: str | None, top: int) -> bytes:
 
 
 def as_csv(d: TraceDiff, sort: str | None, top: int) -> list[Grid]:
-    """The three tables as `as_text` ranks them (named ops, kernels, regions)."""
+    """The headline numbers, then the three tables as `as_text` ranks them (named ops,
+    kernels, regions)."""
     sorts = sorts_for(d, sort)
     return [
-        DIFF_TABLES[name].view(_top(ranked(rows, sorts[name]), top)).grid(name)
-        for name, rows in tables(d).items()
+        HEADLINES.view(headlines(d)).grid(),
+        *(
+            DIFF_TABLES[name].view(_top(ranked(rows, sorts[name]), top)).grid(name)
+            for name, rows in tables(d).items()
+        ),
     ]
 
 
@@ -82,9 +86,7 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
     out.append(f"{d.matched_share:.0%} of the time is in ops and kernels found in both traces.")
     out += [f"Note: {printable(n)}" for n in d.notes]
     out.append("")
-    out += lines(
-        Grid("headline", ["", "BASE", "NEW", "Delta", "Delta %"], _headline_rows(d), []), markdown
-    )
+    out += lines(HEADLINES.view(headlines(d)).grid(), markdown)
     for name, title in (("ops", "Ops"), ("kernels", "Kernels"), ("regions", "Regions")):
         rows = tables(d)[name]
         column = sorts[name]
@@ -144,36 +146,19 @@ def _side_json(side: Side) -> dict[str, Any]:
     }
 
 
-def _headline_rows(d: TraceDiff) -> list[list[str]]:
+def headlines(d: TraceDiff) -> list[Headline]:
+    """The headline numbers (the step's only where a trace has steps), idle time by cause,
+    and the verdicts."""
     rows = []
     for metric in HEADLINE:
         before, after = d.base.metric(metric), d.new.metric(metric)
         if metric == "step" and before is None and after is None:
             continue
-        delta = after - before if before is not None and after is not None else None
-        pct = 100.0 * delta / before if delta is not None and before else None
-        rows.append(
-            [
-                _HEADLINE_LABELS[metric],
-                amount(before, "ns"),
-                amount(after, "ns"),
-                signed(delta, "ns") if delta is not None else "-",
-                percent(pct),
-            ]
-        )
+        rows.append(Headline(_HEADLINE_LABELS[metric], before, after))
     for cause in dict.fromkeys([*d.base.idle_ns, *d.new.idle_ns]):
         before, after = d.base.idle_ns.get(cause, 0), d.new.idle_ns.get(cause, 0)
-        pct = 100.0 * (after - before) / before if before else None
-        rows.append(
-            [
-                f"Idle: {cause}",
-                amount(before, "ns"),
-                amount(after, "ns"),
-                signed(after - before, "ns"),
-                percent(pct),
-            ]
-        )
-    rows.append(["Verdict", d.base.verdict, d.new.verdict, "", ""])
+        rows.append(Headline(f"Idle: {cause}", before, after))
+    rows.append(Headline("Verdict", None, None, (d.base.verdict, d.new.verdict)))
     return rows
 
 

@@ -71,6 +71,71 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
+@dataclass(frozen=True)
+class Headline:
+    """One headline number of both traces (ns; None where a trace has none), or the verdicts."""
+
+    label: str
+    base: int | None
+    new: int | None
+    verdicts: tuple[str, str] | None = None
+
+    @property
+    def delta(self) -> int | None:
+        return self.new - self.base if self.base is not None and self.new is not None else None
+
+    @property
+    def percent(self) -> float | None:
+        delta = self.delta
+        return 100.0 * delta / self.base if delta is not None and self.base else None
+
+
+def _side(name: str) -> Column[Headline]:
+    def value(h: Headline) -> int | str | None:
+        if h.verdicts is not None:
+            return h.verdicts[name == "new"]
+        return h.base if name == "base" else h.new
+
+    def text(h: Headline, _: object) -> str:
+        got = value(h)
+        return got if isinstance(got, str) else amount(got, "ns")
+
+    return Column(name, name.upper(), lambda h: str(value(h)), text, name, json_value=value)
+
+
+def _headline_delta(h: Headline, _: object) -> str:
+    if h.verdicts is not None:
+        return ""
+    return signed(h.delta, "ns") if h.delta is not None else "-"
+
+
+HEADLINES: Table[Headline] = Table(
+    "headline",
+    (
+        Column("metric", "", lambda h: h.label, lambda h, _: h.label, "metric", numeric=False),
+        _side("base"),
+        _side("new"),
+        Column(
+            "delta",
+            "Delta",
+            lambda h: h.delta or 0,
+            _headline_delta,
+            "delta",
+            json_value=lambda h: h.delta,
+        ),
+        Column(
+            "percent",
+            "Delta %",
+            lambda h: h.percent or 0.0,
+            lambda h, _: "" if h.verdicts else percent(h.percent),
+            "percent",
+            json_value=lambda h: h.percent,
+        ),
+    ),
+    "metric",
+)
+
+
 def _quantity(field: str) -> tuple[Column[DiffRow], ...]:
     """BASE, NEW, delta, delta % and the delta alone (keyed `<key>.<part>`)."""
     q = _Q[field]

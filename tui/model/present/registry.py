@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .diff_tables import DIFF_TABLES
+from .diff_tables import DIFF_TABLES, HEADLINES
 from .graph_table import GRAPH_NODES
 from .kernel_table import KERNELS
 from .op_table import OPS, SHAPES
@@ -21,6 +21,7 @@ TABLES: tuple[Table[Any], ...] = (
     SHAPES,
     KERNELS,
     STEPS,
+    HEADLINES,
     *DIFF_TABLES.values(),
     RANKS,
     MATRIX,
