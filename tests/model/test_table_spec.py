@@ -273,3 +273,10 @@ def test_csv_on_a_shared_trace_is_its_json(shared, view):
         return
     doc = json.loads(run("summary", path, *view, "--format", "json").stdout)
     assert_csv_is_json(tables[doc["table"]], doc["rows"])
+
+
+@pytest.mark.parametrize(("flags", "key"), [(["--kernels"], "total_ns"), (["--graphs"], "node")])
+def test_a_table_without_rows_still_has_its_csv_header(flags, key):
+    done = run("summary", str(DATA / "nested_cpu.json"), *flags, "--format", "csv", "--no-cache")
+    last = list(csv.reader(io.StringIO(done.stdout)))[-1]
+    assert done.returncode == 0 and last[0] == "table" and key in last

@@ -44,7 +44,10 @@ def as_json(trace: Trace, found: Graphs, top: int) -> bytes:
 
 
 def as_csv(trace: Trace, found: Graphs, top: int) -> list[Grid]:
-    """Each graph's nodes, the table named for the graph ("graph #1")."""
+    """Each graph's nodes, the table named for the graph ("graph #1"); without graphs, the
+    header alone."""
+    if not found.graphs:
+        return [GRAPH_NODES.view([]).grid()]
     return [
         GRAPH_NODES.view(_top(_heaviest(trace, found, i), top)).grid(g.label)
         for i, g in enumerate(found.graphs)

@@ -165,7 +165,8 @@ class View(Generic[R]):
         return [self.record(r) for r in self.rows]
 
     def grid(self, name: str | None = None) -> Grid:
-        return Grid(name or self.table.name, self.headers, self.cells(), self.records())
+        keys = [c.json_key for c in _json_columns(self.table) if c.json_key is not None]
+        return Grid(name or self.table.name, self.headers, self.cells(), self.records(), keys)
 
 
 def _json_columns(table: Table[R]) -> list[Column[R]]:
@@ -188,12 +189,14 @@ class Grid:
         headers: the text columns' headers.
         cells: each row's text cells, under `headers`.
         records: each row's JSON values (the csv flattens them).
+        keys: the JSON keys of the table (the csv header of a table without rows).
     """
 
     name: str
     headers: list[str]
     cells: list[list[str]]
     records: list[Record]
+    keys: list[str] = field(default_factory=list)
 
 
 # Cell helpers shared by the table families.

@@ -63,7 +63,7 @@ def cell(value: object) -> str:
 def section(grid: Grid) -> list[list[str]]:
     """One table's header row and rows."""
     flat = [flatten(r) for r in grid.records]
-    keys = header(flat)
+    keys = header(flat) if flat else grid.keys
     return [[TABLE, *keys], *([grid.name, *(cell(row.get(k)) for k in keys)] for row in flat)]
 
 
