@@ -47,7 +47,7 @@ def is_region(trace: Trace) -> npt.NDArray[np.bool_]:
     once per trace (the details ask at every selection)."""
 
     def find() -> npt.NDArray[np.bool_]:
-        named = np.asarray([bool(REGION.match(n)) for n in trace.names] + [False])
+        named = trace.name_test(REGION.match)
         return named[trace.slices.name] & op_tree(trace).is_op
 
     return trace.derive("compiled regions", find)

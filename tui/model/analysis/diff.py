@@ -221,10 +221,8 @@ def _regions(trace: Trace) -> tuple[dict[str, dict[str, int]], dict[str, dict[st
 
 
 def _region_rows(trace: Trace) -> Any:
-    cats = np.asarray(
-        [c.lower() in _REGION_CATEGORIES for c in trace.categories] + [False], dtype=bool
-    )
-    modules = np.asarray([n.startswith(MODULE_PREFIX) for n in trace.names] + [False], dtype=bool)
+    cats = trace.category_test(lambda c: c.lower() in _REGION_CATEGORIES)
+    modules = trace.name_test(lambda n: n.startswith(MODULE_PREFIX))
     return trace.kind_mask("cpu") & (cats[trace.slices.cat] | modules[trace.slices.name])
 
 

@@ -74,7 +74,7 @@ def idle_gaps(trace: Trace) -> Gaps:
 
 def _idle_gaps(trace: Trace) -> Gaps:
     s = trace.slices
-    work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
+    work_cat = trace.category_test(is_gpu_work_category)
     launch = launch_of(trace)
     streams: list[tuple[npt.NDArray[np.int64], ...]] = []
     every: list[npt.NDArray[np.int64]] = []

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.model.arrays import I64
+
 from ..intervals import bind
 from ..trace import CounterSeries, MemoryEvents, Trace
 from .attribution import op_tree
 
-I64 = npt.NDArray[np.int64]
 CPU, CUDA = 0, 1
 OUTSIDE_OPS = "[memory]"
 

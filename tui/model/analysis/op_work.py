@@ -16,14 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.model.arrays import F64
+
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .kernels import work_in_scope
 from .op_shapes import op_shapes
 from .roofline import Roofline
 from .scope import Scope
-
-F64 = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     call = _call_of_work(trace, r)
     # A memset beside a GEMM's kernel (cuBLAS clears its workspace) does no FLOPs: it is left
     # out, so the GEMM kernel is still its call's only GPU work.
-    memset = np.asarray(["memset" in c.lower() for c in trace.categories] + [False])
+    memset = trace.category_test(lambda c: "memset" in c.lower())
     call[memset[trace.slices.cat[att.work]]] = -1
     counts = np.bincount(call[call >= 0], minlength=len(r.call_rows))
     sole = (call >= 0) & (counts[np.maximum(call, 0)] == 1)

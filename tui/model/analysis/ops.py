@@ -235,9 +235,6 @@ def op_rows(trace: Trace, name: str) -> npt.NDArray[np.int64]:
             launches = [found.replays[r].launch for r in graph.replays]
             if graph_row_name(graph, trace.slice_name(launches[0])) == name:
                 return np.asarray(launches, np.int64)
-    if name == PROFILER_STEP_ROW:
-        ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
-    else:
-        ids = [i for i, n in enumerate(trace.names) if n == name]
-    rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
+    step = name == PROFILER_STEP_ROW
+    rows = trace.rows_named(PROFILER_STEP.match if step else name.__eq__)
     return rows[np.argsort(trace.slices.start[rows], kind="stable")]
