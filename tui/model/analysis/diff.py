@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
+from ..patterns import MODULE_PREFIX, PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .kernels import KernelStat, kernel_stats
@@ -31,7 +31,6 @@ OP_COLUMNS = ("calls", "self_cpu_ns", "cpu_total_ns", "self_cuda_ns", "cuda_tota
 KERNEL_COLUMNS = ("calls", "total_ns", "min_ns", "max_ns")
 REGION_COLUMNS = ("calls", "cpu_total_ns", "gpu_ns", "kernels")
 MATCHED, ADDED, REMOVED = "matched", "added", "removed"
-MODULE_PREFIX = "nn.Module: "
 _REGION_CATEGORIES = {"user_annotation", "gpu_user_annotation"}
 
 

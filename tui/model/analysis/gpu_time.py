@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from tui.model.arrays import I64
+from tui.model.arrays import I64, Bool
 
 from ..patterns import COMM_KERNEL_NAME
 from ..trace import Trace
@@ -95,7 +95,7 @@ def gpu_time(trace: Trace, t0: int, t1: int) -> GpuTime:
     start = np.clip(start, t0, t1)
     end = np.clip(end, t0, t1)
 
-    def union(pick: npt.NDArray[np.bool_]) -> int:
+    def union(pick: Bool) -> int:
         return interval_union(start[pick], end[pick])
 
     comp, comm, copy = union(kind == COMPUTE), union(kind == COMM), union(kind == MEMCPY)

@@ -11,17 +11,15 @@ node), so replays whose streams interleave differently still line up.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from tui.model.arrays import I64
 
+from ..patterns import GRAPH_LAUNCH
 from ..trace import Trace
 from .attribution import attribute
-
-GRAPH_LAUNCH = re.compile(r"^(cuda|hip|cu)GraphLaunch(_v\d+|_ptsz)?$")
 
 
 @dataclass(frozen=True)

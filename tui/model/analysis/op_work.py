@@ -14,9 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from tui.model.arrays import F64
+from tui.model.arrays import F64, I64, Bool
 
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
@@ -60,7 +59,7 @@ class _Calls:
     flops: F64
     bytes: F64
     roof_ns: F64  # NaN: no roof known
-    compute: npt.NDArray[np.bool_]
+    compute: Bool
 
 
 def _calls(r: Roofline) -> _Calls:
@@ -119,7 +118,7 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     return _totals(names[keep], calls, gpu, keep, trace.names.__getitem__)
 
 
-def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
+def _call_of_work(trace: Trace, r: Roofline) -> I64:
     """For each piece of GPU work, the modelled call it ran for (an index into the roofline's
     calls; -1: none): the first modelled op met walking up from its launching op."""
     att = attribute(trace)
@@ -139,10 +138,10 @@ def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
 
 
 def _totals(
-    names: npt.NDArray[np.int64],
+    names: I64,
     calls: _Calls,
     gpu: F64,
-    keep: npt.NDArray[np.bool_],
+    keep: Bool,
     label: Callable[[int], str],
 ) -> dict[str, WorkTotals]:
     flops, nbytes, gpu = calls.flops[keep], calls.bytes[keep], gpu[keep]

@@ -21,7 +21,8 @@ from typing import Any
 import orjson
 
 from ..analysis.attribution import attribute
-from ..analysis.call_tree import MODULE, CallTree
+from ..analysis.call_tree import CallTree
+from ..patterns import MODULE_PREFIX as MODULE
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
