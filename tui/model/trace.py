@@ -6,13 +6,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast
 
 import numpy as np
 
 from tui.model.arrays import F64, I16, I32, I64, Bool
 
 T = TypeVar("T")
+# What a lane holds: a host thread, a device stream, or async spans (Chrome b/e, S/F events).
+LaneKind = Literal["cpu", "gpu", "async"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class Lane:
     pid: int | str
     tid: int | str
     name: str
-    kind: str  # "cpu", "gpu" or "async"
+    kind: LaneKind
     lo: int  # its slices are Trace.slices rows [lo, hi)
     hi: int
     levels: int  # nesting levels (1 when nothing nests, 0 when empty)
@@ -212,7 +214,7 @@ class Trace:
         """`test` of every category, as a table indexed by category id (-1: False)."""
         return np.asarray([bool(test(c)) for c in self.categories] + [False], dtype=bool)
 
-    def kind_mask(self, kind: str) -> Bool:
+    def kind_mask(self, kind: LaneKind) -> Bool:
         """Which slice rows lie on lanes of `kind` ("cpu", "gpu" or "async")."""
         mask = np.zeros(len(self.slices), bool)
         for lane in self.lanes:
