@@ -4,6 +4,7 @@ stylesheet and every package, and its `trace-tui` opens the sample with no path.
 from __future__ import annotations
 
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,23 @@ def _source_tree(dest: Path) -> Path:
     return dest
 
 
+def _see_these_packages(python: Path) -> None:
+    """The viewer's dependencies come from the site-packages this interpreter sees, the package
+    itself only from the wheel. `venv --system-site-packages` would give the base interpreter's
+    instead, which inside a virtualenv are not these (and lack textual on a fresh machine)."""
+    ours = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        ours.append(site.getusersitepackages())
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # Plain path lines: their own .pth files (this checkout's editable install) are not run.
+    Path(purelib, "parent-site-packages.pth").write_text("\n".join(ours) + "\n")
+
+
 def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     tree = _source_tree(tmp_path / "src")
     wheels = tmp_path / "wheels"
@@ -34,13 +52,9 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     subprocess.run([*build, "-w", str(wheels), str(tree)], check=True, capture_output=True)
     (wheel,) = wheels.glob("trace_tui-*.whl")
     venv = tmp_path / "venv"
-    # The viewer's dependencies come from this interpreter's site-packages; the package itself
-    # only from the wheel.
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-        check=True,
-    )
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    _see_these_packages(python)
     subprocess.run(
         [
             sys.executable,

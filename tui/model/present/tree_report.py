@@ -19,7 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.attribution import attribute
-from ..analysis.call_tree import MODULE, CallTree
+from ..analysis.call_tree import CallTree
+from ..patterns import MODULE_PREFIX as MODULE
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
