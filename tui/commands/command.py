@@ -42,4 +42,10 @@ def warn(message: str) -> None:
 
 
 def add_format(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--format", choices=FORMATS, default=FORMATS[0])
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=FORMATS[0],
+        help="csv: each table in turn, from a header row whose first cell is `table` (each "
+        "row's first cell names its table); the cells are the JSON's values",
+    )
