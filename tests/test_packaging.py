@@ -3,6 +3,7 @@ stylesheet and every package, and its `trace-tui` opens the sample with no path.
 
 from __future__ import annotations
 
+import os
 import shutil
 import site
 import subprocess
@@ -45,6 +46,10 @@ def _see_these_packages(python: Path) -> None:
     Path(purelib, "parent-site-packages.pth").write_text("\n".join(ours) + "\n")
 
 
+# The installed package alone: a PYTHONPATH naming this checkout would shadow it.
+CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     tree = _source_tree(tmp_path / "src")
     wheels = tmp_path / "wheels"
@@ -69,10 +74,12 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
         ],
         check=True,
         capture_output=True,
+        env=CLEAN,  # else pip finds this checkout's metadata on the path and installs nothing
     )
     where = subprocess.run(
         [str(python), "-c", "import tui, tui.model.ingest.chrome_json; print(tui.__file__)"],
         cwd=tmp_path,
+        env=CLEAN,
         capture_output=True,
         text=True,
         check=True,
@@ -81,6 +88,7 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     done = subprocess.run(
         [str(venv / "bin" / "trace-tui"), "info"],
         cwd=tmp_path,
+        env=CLEAN,
         capture_output=True,
         text=True,
         timeout=120,
