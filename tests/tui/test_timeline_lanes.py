@@ -90,7 +90,7 @@ async def test_a_selected_launch_marks_its_kernel_and_brings_both_into_view(ui):
     assert t.window[0] <= 5 * US and t.window[1] >= 32 * US  # launch and kernel both shown
     assert t.window[1] - t.window[0] == 46 * US  # at the same zoom
     kernel_row = t.row_at(0)
-    assert t.rows[kernel_row].lane == 1 and (1, 0) in t._partner_rows
+    assert t.rows[kernel_row].lane == 1 and (1, 0) in t.selection.partner_rows
 
 
 async def test_search_says_which_match_is_shown_and_n_walks_them(ui):
@@ -253,7 +253,7 @@ async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
         await pilot.press("e")  # every Python frame: 50 rows
         await pilot.press(*["j"] * 30)
         top = t.row_at(t.pinned_rows)
-        assert t.rows[top].level > 0 and t.scroll_offset.y > 0
+        assert t.rows[top].level > 0 and t.canvas.scroll_offset.y > 0
         assert t.render_line(t.pinned_rows).text.startswith(" ↳ thread 1 (pytho…")
         assert t.render_line(0).text.startswith(" ▾ stream 7")  # pinned rows stay
 

@@ -2,7 +2,11 @@
 
 The GPU streams holding work are pinned above the rest (which scroll), and CPU lanes with
 Python frames start folded (see present/rows.py), so that the first screen of any trace shows
-the GPU and the threads launching its work. Drawing is the LaneCanvas's (lane_canvas.py).
+the GPU and the threads launching its work.
+
+The Timeline is the controller: it takes the keys and the mouse, owns the selection
+(timeline_selection.py), the window and the lanes' shapes (timeline_scene.py), and after
+each change hands its LaneCanvas (lane_canvas.py), which only draws, a View of them.
 """
 
 from __future__ import annotations
@@ -12,26 +16,38 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 from textual import events
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.strip import Strip
+from textual.widget import Widget
 
+from tui.model.analysis.gaps import Gaps
 from tui.model.analysis.graphs import graphs, replay_of
-from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
-from tui.model.present.rows import COLLAPSED, FOLDED, FULL, Row
+from tui.model.present.rows import COLLAPSED, FOLDED, FULL, LaneRows, Row
 from tui.model.text import printable, shown
-from tui.model.timescale import format_bytes, format_duration, format_time
+from tui.model.timescale import format_duration, format_time
+from tui.model.trace import Trace
+from tui.widgets import timeline_moves as moves
 from tui.widgets.error_screen import guarded
 from tui.widgets.lane_canvas import LaneCanvas
+from tui.widgets.timeline_scene import Scene
+from tui.widgets.timeline_selection import Selection
+from tui.widgets.timeline_view import View
 
 ZOOM_STEP = 0.5
-VISIBLE_CELLS = 8  # a search match narrower than 2 cells is zoomed to this many
 SAID_CHARS = 160  # a message about a key: two lines of a narrow screen at most
 
 
-class Timeline(LaneCanvas):
+class Timeline(Widget, can_focus=True):
     """The lanes, with keys to move, select, follow flows, search and measure."""
 
+    DEFAULT_CSS = """
+    Timeline { width: 1fr; height: 1fr; }
+    Timeline > LaneCanvas { width: 1fr; height: 1fr; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("w", "zoom(0.5)", "Zoom in", show=False),
         Binding("s", "zoom(2.0)", "Zoom out", show=False),
@@ -62,7 +78,165 @@ class Timeline(LaneCanvas):
         Binding("r", "mark_range", "Mark range", show=False),
         Binding("R", "clear_range", "Clear range", show=False),
         Binding("m", "peak_memory", "Peak memory", show=False),
+        # The canvas's scrolling keys (Textual's, as a ScrollView has them), passed to it.
+        Binding("home", "scroll_home", show=False),
+        Binding("end", "scroll_end", show=False),
+        Binding("pageup", "page_up", show=False),
+        Binding("pagedown", "page_down", show=False),
+        Binding("ctrl+pageup", "page_left", show=False),
+        Binding("ctrl+pagedown", "page_right", show=False),
     ]
+
+    class SelectionChanged(Message, namespace="timeline"):
+        """Posted when the selected slice, idle gap or counter row changes.
+
+        Attributes:
+            slice: the selected slice row, or -1.
+            gap: the selected idle gap (into idle_gaps(trace)), or -1.
+            counter: the counter under the cursor (into counter_series(trace)), or -1.
+            window: the view's time window (ns).
+        """
+
+        def __init__(self, slice: int, gap: int, counter: int, window: tuple[int, int]) -> None:
+            super().__init__()
+            self.slice, self.gap, self.counter, self.window = slice, gap, counter, window
+
+    class WindowChanged(Message, namespace="timeline"):
+        """Posted when the visible time window, the gutter or the marked range changes."""
+
+        def __init__(
+            self, window: tuple[int, int], gutter: int, marked: tuple[int, int] | None
+        ) -> None:
+            super().__init__()
+            self.window, self.gutter, self.marked = window, gutter, marked
+
+    def __init__(self, trace: Trace, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.scene = Scene(trace)
+        self.selection = Selection()
+        self.window = nav.home_window(trace)
+        self.cursor = self.scene.first_row()  # display row
+        self.marked: tuple[int, int] | None = None  # the measured range
+        self.searched = ""  # the last search's text
+        self.matches = np.zeros(0, np.int64)
+        self._match_mask: npt.NDArray[np.bool_] | None = None
+        self._pins_fitted = False  # the default pins are fitted to the first height seen
+        self._gap_step = -1
+        self._cpu_row: tuple[int, int] | None = None  # (lane, level) `h` goes back to
+        self._before_collapse: dict[int, str] = {}  # lane: its shape before `c`
+        self._mark_from: tuple[int, int] | None = None
+        self._drag_x: int | None = None
+        self._dragged = False  # the click ending a drag must not also select
+        self._saying: str | None = None  # what the key being handled will say
+        self.canvas = LaneCanvas(self.scene, self._view())
+
+    def compose(self) -> ComposeResult:
+        yield self.canvas
+
+    # --- what the canvas shows, and the scene's parts callers read --------------------------
+
+    def _view(self) -> View:
+        sel = self.selection
+        return View(
+            self.window,
+            self.cursor,
+            sel.slice,
+            sel.gap,
+            tuple(sel.partners),
+            frozenset(sel.partner_rows),
+            self._match_mask,
+        )
+
+    def _show(self) -> None:
+        self.canvas.show(self._view())
+
+    @property
+    def trace(self) -> Trace:
+        return self.scene.trace
+
+    @property
+    def lanes(self) -> LaneRows:
+        return self.scene.lanes
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.scene.rows
+
+    @property
+    def pinned(self) -> tuple[int, ...]:
+        return self.scene.pinned
+
+    @property
+    def pinned_rows(self) -> int:
+        return self.scene.pinned_rows
+
+    @property
+    def kinds(self) -> npt.NDArray[np.int8]:
+        return self.scene.kinds
+
+    @property
+    def gaps(self) -> Gaps:
+        return self.scene.gaps
+
+    @property
+    def selected(self) -> int:
+        """The selected slice row, -1 for none."""
+        return self.selection.slice
+
+    @property
+    def selected_gap(self) -> int:
+        return self.selection.gap
+
+    @property
+    def partners(self) -> list[int]:
+        return self.selection.partners
+
+    # The canvas's geometry, which the app's ruler and the tests read through the Timeline.
+    @property
+    def draw_width(self) -> int:
+        return self.canvas.draw_width
+
+    @property
+    def view_height(self) -> int:
+        return self.canvas.view_height
+
+    @property
+    def gutter_width(self) -> int:
+        return self.canvas.gutter_width
+
+    @property
+    def cells_width(self) -> int:
+        return self.canvas.cells_width
+
+    @property
+    def fixed_rows(self) -> int:
+        return self.canvas.fixed_rows
+
+    def row_at(self, y: int) -> int:
+        return self.canvas.row_at(y)
+
+    def time_at(self, x: int) -> int:
+        return self.canvas.time_at(x)
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y` as the canvas draws it."""
+        return self.canvas.render_line(y)
+
+    def on_lane_canvas_area_changed(self, message: LaneCanvas.AreaChanged) -> None:
+        message.stop()
+        if message.resized and not self._pins_fitted and self.canvas.size.height > 0:
+            self._pins_fitted = True
+            self.scene.fit_pins(self.canvas.view_height)
+            self.cursor = self.scene.first_row()
+            self._show()
+            if self.cursor >= self.canvas.view_height - 2:  # scrolled to: its lane on top
+                self.canvas.scroll_to(
+                    y=self.cursor - self.canvas.fixed_rows, animate=False, force=True
+                )
+        self._window_changed()
+
+    def _window_changed(self) -> None:
+        self.post_message(self.WindowChanged(self.window, self.gutter_width, self.marked))
 
     # --- state changes --------------------------------------------------------------------
 
@@ -70,53 +244,37 @@ class Timeline(LaneCanvas):
         if window != self.window:
             self._hush()
             self.window = window
-            self._invalidate()
+            self._show()
             self._window_changed()
 
-    def _show_row_of(self, slice_row: int) -> None:
-        """Make the slice's row drawn: expand its lane where its shape hides it."""
-        lane = self.trace.lane_of(slice_row).index
-        if self.lanes.level_of(slice_row) < 0:
-            mode = self.lanes.mode(lane)
-            self.lanes.modes[lane] = FOLDED if mode == COLLAPSED else FULL
-            if self.lanes.level_of(slice_row) < 0:
-                self.lanes.modes[lane] = FULL
-            self._relayout()
+    def _relayout(self) -> None:
+        self.scene.relayout()
+        self._show()
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
-        self.selected, self._remembered = slice_row, -1
-        self.selected_gap = -1
-        self.partners = []
         if slice_row >= 0:
-            self._show_row_of(slice_row)
-            lane = self.trace.lane_of(slice_row).index
-            self.cursor = self._row_of[(lane, self.lanes.level_of(slice_row))]
-            self.partners = nav.linked_forward(self.trace, slice_row) + nav.linked_back(
-                self.trace, slice_row
-            )
+            self.scene.show_row_of(slice_row)
+        self.selection.take_slice(self.scene, slice_row)
+        if slice_row >= 0:
+            self.cursor = self.scene.row_index(slice_row)
+            self._show()
             if reveal:
-                self._reveal(slice_row)
-        self._mark_partner_rows()
+                window = moves.reveal(self.trace, self.window, slice_row, self.partners)
+                if window is not None:
+                    self.set_window(window)
         self._after_selection()
 
-    def _mark_partner_rows(self) -> None:
-        rows = set()
-        for p in self.partners:
-            level = self.lanes.level_of(p)
-            if level >= 0:
-                rows.add((self.trace.lane_of(p).index, level))
-        self._partner_rows = rows
-
     def select_gap(self, gap: int) -> None:
-        self.selected, self.selected_gap, self.partners = -1, gap, []
-        self._partner_rows = set()
-        work = int(self.gaps.next_work[gap])
-        self._show_row_of(work)
-        lane = int(self.gaps.lane[gap])
-        level = self._gap_row(lane)
-        self.cursor = self._row_of[(lane, level if level >= 0 else self.lanes.level_of(work))]
-        start, end = int(self.gaps.start[gap]), int(self.gaps.end[gap])
+        self.selection.take_gap(gap)
+        gaps = self.gaps
+        work = int(gaps.next_work[gap])
+        self.scene.show_row_of(work)
+        lane = int(gaps.lane[gap])
+        level = self.scene.gap_row(lane)
+        self.cursor = self.scene.row_of[(lane, level if level >= 0 else self.lanes.level_of(work))]
+        self._show()
+        start, end = int(gaps.start[gap]), int(gaps.end[gap])
         self.set_window(nav.fit(start, end - start, self.trace.span_ns))
         self._after_selection()
 
@@ -124,35 +282,14 @@ class Timeline(LaneCanvas):
         self._hush()
         # Only the rows holding the old and new selection (or cursor) change: the strip cache
         # is keyed on those, so everything else is a cache hit.
-        self.refresh()
-        self.scroll_to_row(self.cursor)
+        self._show()
+        self.canvas.scroll_to_row(self.cursor)
         # After a relayout the scroll range grows only on the next refresh: scroll again then.
-        self.call_after_refresh(self.scroll_to_row, self.cursor)
+        self.call_after_refresh(self.canvas.scroll_to_row, self.cursor)
         row = self.rows[self.cursor] if self.rows else None
         counter = row.counter if row is not None else -1
         self.post_message(
             self.SelectionChanged(self.selected, self.selected_gap, counter, self.window)
-        )
-
-    def _reveal(self, slice_row: int) -> None:
-        """Pan (keeping the zoom) so that the slice is on screen, and its flow partners too
-        when they fit."""
-        s = self.trace.slices
-        t0, t1 = self.window
-        width = t1 - t0
-        start, end = int(s.start[slice_row]), int(s.end[slice_row])
-        lo = min([start, *(int(s.start[p]) for p in self.partners)])
-        hi = max([end, *(int(s.end[p]) for p in self.partners)])
-        if lo >= t0 and hi <= t1:
-            return
-        if hi - lo <= width * 0.9:  # both fit: centre the pair
-            middle = (lo + hi) / 2
-        elif start + (end - start) < t0 or start > t1:
-            middle = start
-        else:
-            return
-        self.set_window(
-            nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
         )
 
     def set_search(self, text: str) -> int:
@@ -173,16 +310,9 @@ class Timeline(LaneCanvas):
     def _show_match(self, row: int) -> None:
         """Select a match, zoomed in until it is wide enough to see."""
         self.select(row)
-        dur = int(self.trace.slices.dur[row])
-        t0, t1 = self.window
-        if dur > t1 - t0:  # wider than the view: all of it
-            self.set_window(nav.fit(int(self.trace.slices.start[row]), dur, self.trace.span_ns))
-        elif dur > 0 and dur * self.cells_width < 2 * (t1 - t0):
-            width = max(dur * self.cells_width / VISIBLE_CELLS, nav.MIN_WINDOW_NS)
-            middle = int(self.trace.slices.start[row]) + dur / 2
-            self.set_window(
-                nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
-            )
+        window = moves.match_window(self.trace, self.window, row, self.cells_width)
+        if window is not None:
+            self.set_window(window)
 
     def set_matches(self, rows: npt.NDArray[np.int64]) -> None:
         """Highlight these slices (sorted by start); `n`/`N` walk them."""
@@ -193,7 +323,7 @@ class Timeline(LaneCanvas):
             self._match_mask = mask
         else:
             self._match_mask = None
-        self._invalidate()
+        self._show()
 
     def show_longest(self, rows: npt.NDArray[np.int64]) -> None:
         """Select the longest of these slices and fit the view to it."""
@@ -225,13 +355,8 @@ class Timeline(LaneCanvas):
 
     @guarded
     def action_zoom(self, factor: float) -> None:
-        center = None
-        if self.selected >= 0:
-            s = self.trace.slices
-            mid = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
-            if self.window[0] <= mid <= self.window[1]:
-                center = mid
-        window = nav.zoom(self.window, factor, center, self.trace.span_ns)
+        centre = moves.zoom_centre(self.trace, self.selected, self.window)
+        window = nav.zoom(self.window, factor, centre, self.trace.span_ns)
         if window == self.window:
             self.say("Zoomed in as far as it goes." if factor < 1 else "The whole trace is shown.")
         self.set_window(window)
@@ -282,8 +407,7 @@ class Timeline(LaneCanvas):
                 self.select(found, reveal=False)
                 return
         self.cursor = target
-        self.selected, self.selected_gap, self.partners = -1, -1, []
-        self._partner_rows = set()
+        self.selection.clear()
         self._after_selection()
         if row.counter < 0:
             self.say("Nothing on this row in view (left/right find its slices).")
@@ -309,13 +433,12 @@ class Timeline(LaneCanvas):
         """From a CPU row to the GPU (the selection's kernels, else the first GPU lane), and
         from the GPU back (to the selected work's launch, else where `h` came from)."""
         row = self._cursor_row()
-        on_gpu = row.lane >= 0 and self.trace.lanes[row.lane].kind == "gpu"
-        if on_gpu:
+        if row.lane >= 0 and self.scene.is_gpu(row.lane):
             back = nav.launch_of_work(self.trace, self.selected) if self.selected >= 0 else -1
             if back >= 0:
                 self.select(back)
-            elif self._cpu_row is not None and self._cpu_row in self._row_of:
-                self._go_to_row(self._row_of[self._cpu_row])
+            elif self._cpu_row is not None and self._cpu_row in self.scene.row_of:
+                self._go_to_row(self.scene.row_of[self._cpu_row])
             else:
                 self.say("No CPU row to go back to: select a kernel with a launch.")
             return
@@ -325,14 +448,11 @@ class Timeline(LaneCanvas):
         if work:
             self.select(work[0])
             return
-        gpu = next((r.lane for r in self.rows if r.lane >= 0 and self._is_gpu(r.lane)), None)
+        gpu = next((r.lane for r in self.rows if r.lane >= 0 and self.scene.is_gpu(r.lane)), None)
         if gpu is None:
             self.say("This trace has no GPU lane.")
         else:  # its row of work, not of annotations
-            self._go_to_row(self._row_of[(gpu, max(self._gap_row(gpu), 0))])
-
-    def _is_gpu(self, lane: int) -> bool:
-        return self.trace.lanes[lane].kind == "gpu"
+            self._go_to_row(self.scene.row_of[(gpu, max(self.scene.gap_row(gpu), 0))])
 
     @guarded
     def action_sibling(self, delta: int) -> None:
@@ -364,12 +484,7 @@ class Timeline(LaneCanvas):
                 self.lanes.modes[lane] = FULL
                 self._relayout()
             self.select(self.selected)
-        level = self.lanes.level_of(self.selected)
-        found = (
-            nav.first_inside(self.trace, self.lanes.get(lane, level + 1), self.selected)
-            if level + 1 < self.lanes.count(lane)
-            else -1
-        )
+        found = moves.child(self.scene, self.selected)
         if found >= 0:
             self.select(found)
         else:
@@ -380,15 +495,7 @@ class Timeline(LaneCanvas):
         if self.selected < 0:
             self.say("Select a slice first (left/right, or click).")
             return
-        lane = self.trace.lane_of(self.selected).index
-        level = self.lanes.level_of(self.selected)
-        found = (
-            nav.holder(self.trace, self.lanes.get(lane, level - 1), self.selected)
-            if level > 0
-            else -1
-        )
-        if found < 0:  # nothing drawn above it: its parent may be folded away (select opens it)
-            found = int(self.trace.slices.parent[self.selected])
+        found = moves.parent(self.scene, self.selected)
         if found >= 0:
             self.select(found)
         else:
@@ -401,16 +508,7 @@ class Timeline(LaneCanvas):
             return
         if forward and self._into_graph_replay():
             return
-        if forward:
-            linked = nav.launched_work(self.trace, self.selected) or (
-                nav.caused_work(self.trace, self.selected)
-                if self.trace.lane_of(self.selected).kind == "cpu"
-                else []
-            )
-            linked = linked or nav.flows_forward(self.trace, self.selected)
-        else:
-            launch = nav.launch_of_work(self.trace, self.selected)
-            linked = [launch] if launch >= 0 else nav.flows_back(self.trace, self.selected)
+        linked = moves.followed(self.trace, self.selected, forward)
         if linked:
             self.select(linked[0])
         else:
@@ -450,41 +548,28 @@ class Timeline(LaneCanvas):
 
     @guarded
     def action_next_gap(self) -> None:
-        if not len(self.gap_order):
+        order = self.scene.gap_order
+        if not len(order):
             self.say("No idle gaps: this trace has no GPU work, or it never idles.")
             return
-        self._gap_step = (self._gap_step + 1) % len(self.gap_order)
-        self.select_gap(int(self.gap_order[self._gap_step]))
+        self._gap_step = (self._gap_step + 1) % len(order)
+        self.select_gap(int(order[self._gap_step]))
 
     @guarded
     def action_peak_memory(self) -> None:
         """Select the op running when allocated memory peaked (GPU first), and show it."""
-        found = peaks(self.trace)
-        if not found:
+        peak = moves.peak_memory(self.scene, self.window)
+        if peak is None:
             self.say("This trace has no memory records (profile with profile_memory=True).")
             return
-        peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
-        counter = next(
-            (i for i, c in enumerate(self.counters) if c.name == f"{peak.device} allocated"), -1
-        )
-        window = None
-        if counter >= 0:  # the climb to the peak, not a flat stretch at its top
-            series = self.counters[counter]
-            window = nav.rise_window(series.ts, series.values, peak.ts, self.trace.span_ns)
-        if window is None and peak.op >= 0:  # no climb in the trace: the op allocating it
-            s = self.trace.slices
-            window = nav.fit(int(s.start[peak.op]), int(s.dur[peak.op]), self.trace.span_ns)
-        if window is None:
-            width = self.window[1] - self.window[0]
-            window = nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
         if peak.op >= 0:
             self.select(peak.op, reveal=False)
-        self.set_window(window)
-        row = next((i for i, r in enumerate(self.rows) if r.counter == counter >= 0), -1)
+        self.set_window(peak.window)
+        row = next((i for i, r in enumerate(self.rows) if r.counter == peak.counter >= 0), -1)
         if row >= 0:  # its memory row on screen too, the op's kept when both cannot be
-            self.scroll_to_row(row)
-            self.scroll_to_row(self.cursor)
-        self.say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
+            self.canvas.scroll_to_row(row)
+            self.canvas.scroll_to_row(self.cursor)
+        self.say(peak.said)
 
     def _cursor_row(self) -> Row:
         """The row under the cursor (a blank header row when the trace has no rows at all)."""
@@ -501,36 +586,13 @@ class Timeline(LaneCanvas):
     def _reshaped(self, lane: int) -> None:
         """After a lane's shape or pin changed: keep the selection, or where it is hidden now,
         select what is drawn over it (the collapsed stretch, the innermost frame)."""
-        if self._remembered >= 0 and self.lanes.level_of(self._remembered) >= 0:
-            self.selected, self._remembered = self._remembered, -1
-        elif self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
-            self._remembered = self.selected
-            self.selected = self._drawn_over(self.selected)
-        self.partners = (
-            nav.linked_forward(self.trace, self.selected)
-            + nav.linked_back(self.trace, self.selected)
-            if self.selected >= 0
-            else []
-        )
-        self._relayout()
-        self._mark_partner_rows()
+        self.selection.reshaped(self.scene)
+        self.scene.relayout()
         if self.selected >= 0:
-            self.cursor = self._row_of[
-                (self.trace.lane_of(self.selected).index, self.lanes.level_of(self.selected))
-            ]
+            self.cursor = self.scene.row_index(self.selected)
         else:
-            self.cursor = self._row_of.get((lane, 0), 0)
+            self.cursor = self.scene.row_of.get((lane, 0), 0)
         self._after_selection()
-
-    def _drawn_over(self, hidden: int) -> int:
-        """The deepest slice drawn at a hidden slice's start in its lane, -1 for none."""
-        lane = self.trace.lane_of(hidden).index
-        t = int(self.trace.slices.start[hidden])
-        for level in reversed(range(self.lanes.count(lane))):
-            found = slice_at(self.lanes.get(lane, level), t)
-            if found >= 0:
-                return found
-        return -1
 
     @guarded
     def action_toggle_lane(self) -> None:
@@ -571,12 +633,13 @@ class Timeline(LaneCanvas):
         if lane < 0:
             return
         name = self.trace.lanes[lane].name
-        if lane in self.pinned:
-            self.pinned = tuple(p for p in self.pinned if p != lane)
+        scene = self.scene
+        if lane in scene.pinned:
+            scene.pinned = tuple(p for p in scene.pinned if p != lane)
             process = self.trace.processes[self.trace.lanes[lane].process].name
             self.say(f"{name} unpinned: back in its place under {process}")
         else:
-            self.pinned = tuple(sorted((*self.pinned, lane)))  # in the trace's lane order
+            scene.pinned = tuple(sorted((*scene.pinned, lane)))  # in the trace's lane order
             self.say(f"{name} pinned on top")
         self._reshaped(lane)
 
@@ -620,7 +683,26 @@ class Timeline(LaneCanvas):
             a, b = marked
             self.say(f"Range {format_duration(b - a)}: +{format_time(a)} to +{format_time(b)}")
 
-    # --- mouse ----------------------------------------------------------------------------
+    # The canvas scrolls: its keys are passed on (SkipAction, where it cannot, passes them up).
+    def action_scroll_home(self) -> None:
+        self.canvas.action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.canvas.action_scroll_end()
+
+    def action_page_up(self) -> None:
+        self.canvas.action_page_up()
+
+    def action_page_down(self) -> None:
+        self.canvas.action_page_down()
+
+    def action_page_left(self) -> None:
+        self.canvas.action_page_left()
+
+    def action_page_right(self) -> None:
+        self.canvas.action_page_right()
+
+    # --- mouse (on the canvas; its events bubble here, in the canvas's coordinates) ---------
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
         self._drag_x = event.x if event.x >= self.gutter_width else None
@@ -668,6 +750,6 @@ class Timeline(LaneCanvas):
 
     def _zoom_at(self, event: events.MouseEvent, factor: float) -> None:
         x = event.x - self.gutter_width
-        center = self.time_at(x) if x >= 0 else None
-        self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
+        centre = self.time_at(x) if x >= 0 else None
+        self.set_window(nav.zoom(self.window, factor, centre, self.trace.span_ns))
         event.stop()
