@@ -14,8 +14,8 @@ from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded, screen_rows
 from tests.tui.test_snapshots import check, screen_text
 from tui.model.present.kinds import KINDS
-from tui.widgets.timeline_scene import WORK_KINDS
 from tui.widgets.timeline import Timeline
+from tui.widgets.timeline_scene import WORK_KINDS
 
 WORK = [KINDS.index(k) for k in WORK_KINDS]
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
+from tui.model.present.rows import Row
 from tui.model.timescale import format_bytes
 from tui.model.trace import Trace
 from tui.widgets.timeline_scene import Scene
@@ -58,35 +59,95 @@ def match_window(trace: Trace, window: Window, row: int, cells_width: int) -> Wi
     return None
 
 
-def followed(trace: Trace, selected: int, forward: bool) -> list[int]:
-    """`]`: the work a launch started, else the kernels an op caused, else its flows; `[`:
-    the launch of a kernel, else the flows leading to it."""
-    if not forward:
-        launch = nav.launch_of_work(trace, selected)
-        return [launch] if launch >= 0 else nav.flows_back(trace, selected)
-    linked = nav.launched_work(trace, selected) or (
-        nav.caused_work(trace, selected) if trace.lane_of(selected).kind == "cpu" else []
+@dataclass(frozen=True)
+class Move:
+    """Where a key leads: a slice to select, else a display row to go to; and what to say."""
+
+    slice: int = -1
+    row: int = -1
+    said: str = ""
+
+
+SELECT_FIRST = "Select a slice first (left/right, or click)."
+
+
+def gpu_and_back(scene: Scene, row: Row, selected: int, cpu_row: tuple[int, int] | None) -> Move:
+    """`h`: from a CPU row to the GPU (the selection's kernels, else the first GPU lane's row
+    of work), and from the GPU back (to the selected work's launch, else to `cpu_row`)."""
+    trace = scene.trace
+    if row.lane >= 0 and scene.is_gpu(row.lane):
+        back = nav.launch_of_work(trace, selected) if selected >= 0 else -1
+        if back >= 0:
+            return Move(slice=back)
+        if cpu_row is not None and cpu_row in scene.row_of:
+            return Move(row=scene.row_of[cpu_row])
+        return Move(said="No CPU row to go back to: select a kernel with a launch.")
+    work = nav.caused_work(trace, selected) if selected >= 0 else []
+    if work:
+        return Move(slice=work[0])
+    gpu = next((r.lane for r in scene.rows if r.lane >= 0 and scene.is_gpu(r.lane)), None)
+    if gpu is None:
+        return Move(said="This trace has no GPU lane.")
+    return Move(row=scene.row_of[(gpu, max(scene.gap_row(gpu), 0))])  # its work, not annotations
+
+
+def sibling(scene: Scene, row: Row, selected: int, delta: int, window: Window) -> Move:
+    """Left and right: the next slice along the cursor's row."""
+    if row.lane < 0:
+        return Move(said="Move to a lane's row first (up/down).")
+    found = nav.sibling(scene.lanes.get(row.lane, row.level), selected, delta, window)
+    if found >= 0:
+        return Move(slice=found)
+    return Move(
+        said="No more slices on this row " + ("to the right." if delta > 0 else "to the left.")
     )
-    return linked or nav.flows_forward(trace, selected)
 
 
-def child(scene: Scene, selected: int) -> int:
-    """The first slice drawn under the selection on the next row of its lane, -1 for none."""
-    lane = scene.trace.lane_of(selected).index
-    level = scene.lanes.level_of(selected)
-    if level + 1 >= scene.lanes.count(lane):
-        return -1
-    return nav.first_inside(scene.trace, scene.lanes.get(lane, level + 1), selected)
-
-
-def parent(scene: Scene, selected: int) -> int:
-    """The slice drawn over the selection, else its parent (which may be folded away)."""
+def child(scene: Scene, selected: int) -> Move:
+    """Enter: the first slice drawn under the selection on the next row of its lane."""
+    if selected < 0:
+        return Move(said=SELECT_FIRST)
     lane = scene.trace.lane_of(selected).index
     level = scene.lanes.level_of(selected)
     found = (
-        nav.holder(scene.trace, scene.lanes.get(lane, level - 1), selected) if level > 0 else -1
+        nav.first_inside(scene.trace, scene.lanes.get(lane, level + 1), selected)
+        if level + 1 < scene.lanes.count(lane)
+        else -1
     )
-    return found if found >= 0 else int(scene.trace.slices.parent[selected])
+    return Move(slice=found) if found >= 0 else Move(said="This slice has nothing under it.")
+
+
+def parent(scene: Scene, selected: int) -> Move:
+    """Backspace: the slice drawn over the selection, else its parent (which may be folded
+    away: selecting it opens its lane)."""
+    if selected < 0:
+        return Move(said=SELECT_FIRST)
+    lane = scene.trace.lane_of(selected).index
+    level = scene.lanes.level_of(selected)
+    found = nav.holder(scene.trace, scene.lanes.get(lane, level - 1), selected) if level > 0 else -1
+    if found < 0:
+        found = int(scene.trace.slices.parent[selected])
+    return Move(slice=found) if found >= 0 else Move(said="This slice is at the top of its lane.")
+
+
+def follow(trace: Trace, selected: int, forward: bool) -> Move:
+    """`]`: the work a launch started, else the kernels an op caused, else its flows; `[`:
+    the launch of a kernel, else the flows leading to it."""
+    if selected < 0:
+        return Move(said="Select a launch, a kernel or an op first.")
+    if forward:
+        linked = nav.launched_work(trace, selected) or (
+            nav.caused_work(trace, selected) if trace.lane_of(selected).kind == "cpu" else []
+        )
+        linked = linked or nav.flows_forward(trace, selected)
+    else:
+        launch = nav.launch_of_work(trace, selected)
+        linked = [launch] if launch >= 0 else nav.flows_back(trace, selected)
+    if linked:
+        return Move(slice=linked[0])
+    if forward:
+        return Move(said="No flow from this slice, and nothing under it launched GPU work.")
+    return Move(said="No flow leads to this slice.")
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,7 @@ class Scene:
         self.pinned_rows = 0
         self.row_of: dict[tuple[int, int], int] = {}
         self.generation = 0  # bumped by every relayout: strips drawn before are stale
+        self._before_collapse: dict[int, str] = {}  # lane: its shape before it was collapsed
         self._gap_level: dict[int, int] = {}
         self._work_kinds = [KINDS.index(k) for k in WORK_KINDS]
         self.relayout()
@@ -103,6 +104,37 @@ class Scene:
             if self.lanes.level_of(slice_row) < 0:
                 self.lanes.modes[lane] = FULL
             self.relayout()
+
+    def expanded_mode(self, lane: int) -> str:
+        """The shape a collapsed lane opens to: the one it had, else its default."""
+        mode = self._before_collapse.pop(lane, self.lanes.default_mode(lane))
+        return FULL if mode == COLLAPSED else mode
+
+    def expand(self, lane: int, slice_row: int) -> None:
+        """Open a collapsed lane to the shape it had, or in full where that hides the slice."""
+        self.lanes.modes[lane] = self.expanded_mode(lane)
+        self.relayout()
+        if self.lanes.level_of(slice_row) < 0:
+            self.lanes.modes[lane] = FULL
+            self.relayout()
+
+    def toggle_collapsed(self, lane: int) -> None:
+        """`c`: collapse a lane into one row, or open it again to the shape it had."""
+        if self.lanes.mode(lane) == COLLAPSED:
+            self.lanes.modes[lane] = self.expanded_mode(lane)
+        else:
+            self._before_collapse[lane] = self.lanes.mode(lane)
+            self.lanes.modes[lane] = COLLAPSED
+
+    def toggle_pinned(self, lane: int) -> str:
+        """`p`: pin a lane on top (in the trace's lane order), or put it back; says which."""
+        name = self.trace.lanes[lane].name
+        if lane in self.pinned:
+            self.pinned = tuple(p for p in self.pinned if p != lane)
+            process = self.trace.processes[self.trace.lanes[lane].process].name
+            return f"{name} unpinned: back in its place under {process}"
+        self.pinned = tuple(sorted((*self.pinned, lane)))
+        return f"{name} pinned on top"
 
     def is_gpu(self, lane: int) -> bool:
         return self.trace.lanes[lane].kind == "gpu"
