@@ -12,6 +12,7 @@ from typing import ClassVar
 
 from rich.cells import set_cell_size
 from rich.segment import Segment
+from rich.style import Style
 from textual import events
 from textual.geometry import Size
 from textual.message import Message
@@ -93,6 +94,7 @@ class LaneCanvas(ScrollView, can_focus=False):
         self._generation = 0
         self._scene_drawn = -1  # the scene generation the virtual size was set for
         self._palette_now: Palette | None = None
+        self._looks: dict[str, Style] = {}  # "": the canvas's own style; else base + a class
         self._sync_scene()
 
     def show(self, view: View) -> None:
@@ -153,7 +155,10 @@ class LaneCanvas(ScrollView, can_focus=False):
     def _invalidate(self) -> None:
         self._generation += 1
         self._strips.clear()
-        self._palette_now = None  # styles are looked up once per repaint, not once per row
+        # Styles are looked up once per repaint, not once per row: each lookup walks the
+        # widget's ancestors, and the canvas sits under its Timeline.
+        self._palette_now = None
+        self._looks.clear()
         self.refresh()
 
     def notify_style_update(self) -> None:
@@ -175,7 +180,7 @@ class LaneCanvas(ScrollView, can_focus=False):
         width = self.draw_width
         index = self.row_at(y)
         if index < 0 or width <= 0:
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self._look(""))
         scene, view = self.scene, self.view
         row = scene.rows[index]
         mark = view.selected if scene.holds(row, view.selected) else -1
@@ -194,7 +199,7 @@ class LaneCanvas(ScrollView, can_focus=False):
             strip = self._paint(row, cursor, sticky)
         except Exception as error:  # drawn in the row itself: the rest still works
             text = f" cannot draw this row: {type(error).__name__}: {error}"
-            strip = Strip([Segment(set_cell_size(printable(text), width), self.rich_style)])
+            strip = Strip([Segment(set_cell_size(printable(text), width), self._look(""))])
         self._strips[key] = strip
         while len(self._strips) > CACHED_SCREENS * self.view_height:
             self._strips.popitem(last=False)
@@ -203,7 +208,7 @@ class LaneCanvas(ScrollView, can_focus=False):
     def _paint(self, row: Row, is_cursor: bool, sticky: bool) -> Strip:
         scene, view = self.scene, self.view
         gutter = self.gutter_width
-        base = self.rich_style
+        base = self._look("")
         name = (
             "timeline--cursor"
             if is_cursor
@@ -214,21 +219,19 @@ class LaneCanvas(ScrollView, can_focus=False):
             else "timeline--gutter"
         )
         label = clip(self._label(row, sticky), gutter)
-        segments = [Segment(label, base + self.get_component_rich_style(name))]
+        segments = [Segment(label, self._look(name))]
         width = self.draw_width
         if row.counter >= 0:
             series = scene.counters[row.counter]
             spark, values = sparkline(series.ts, series.values, *view.window, self.cells_width)
-            style = base + self.get_component_rich_style("timeline--counter")
+            style = self._look("timeline--counter")
             # The scale: the highest value in view, at the row's end (the bars are relative).
             top = float(values.max()) if len(values) else 0.0
             scale = f" max {counter_value(series.name, top)}"
             if len(scale) + 8 < len(spark):
                 spark = spark[: len(spark) - len(scale)]
                 segments.append(Segment(spark, style))
-                segments.append(
-                    Segment(scale, base + self.get_component_rich_style("timeline--gutter"))
-                )
+                segments.append(Segment(scale, self._look("timeline--gutter")))
             else:
                 segments.append(Segment(spark, style))
             return Strip(segments, width)
@@ -281,10 +284,19 @@ class LaneCanvas(ScrollView, can_focus=False):
         mark = "▸" if lanes.mode(row.lane) == COLLAPSED else ("▾" if many else " ")
         return f" {mark} {name}"
 
+    def _look(self, name: str) -> Style:
+        """The canvas's style (`name` ""), or it with a component class's over it."""
+        look = self._looks.get(name)
+        if look is None:
+            base = self.rich_style
+            look = base + self.get_component_rich_style(name) if name else base
+            self._looks[name] = look
+        return look
+
     def _palette(self) -> Palette:
         style = self.get_component_rich_style
         self._palette_now = Palette(
-            base=self.rich_style,
+            base=self._look(""),
             kinds=[style(f"timeline--{kind}") for kind in KINDS],
             selected=style("timeline--selected"),
             partner=style("timeline--partner"),

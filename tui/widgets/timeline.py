@@ -53,6 +53,9 @@ class Via(Generic[T]):
             return cast(T, self)
         return cast(T, getattr(getattr(owner, self.part), self.name))
 
+    def __set__(self, owner: object, value: T) -> None:  # never shadowed by an instance's
+        raise AttributeError(f"{self.name} is the {self.part}'s: change it there")
+
 
 class Timeline(Widget, can_focus=True):
     """The lanes, with keys to move, select, follow flows, search and measure."""
@@ -155,10 +158,6 @@ class Timeline(Widget, can_focus=True):
             self.window = window
             self._show()
             self._window_changed()
-
-    def _relayout(self) -> None:
-        self.scene.relayout()
-        self._show()
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
