@@ -256,3 +256,19 @@ async def test_the_title_stays_on_one_line_at_80_columns(tmp_path):
 
         summary = app.query_one(TraceSummary)
         assert summary.size.height == 1 and str(summary.render()).count("\n") == 0
+
+
+async def test_page_keys_and_home_end_scroll_the_rows_under_the_pinned_ones(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("e")  # every Python frame: 50 rows, more than the view
+        await pilot.press("home")
+        assert t.canvas.scroll_offset.y == 0
+        await pilot.press("pagedown")  # a page less the rows held on top
+        assert t.canvas.scroll_offset.y == t.view_height - t.fixed_rows
+        await pilot.press("end")
+        assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y > t.view_height - t.fixed_rows
+        await pilot.press("pageup")
+        assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y - t.view_height + t.fixed_rows
+        assert t.render_line(0).text.startswith(" ▾ stream 7")  # the pinned rows stay

@@ -373,12 +373,6 @@ class Timeline(Widget, can_focus=True):
     def action_page_down(self) -> None:
         self.canvas.action_page_down()
 
-    def action_page_left(self) -> None:
-        self.canvas.action_page_left()
-
-    def action_page_right(self) -> None:
-        self.canvas.action_page_right()
-
     # --- mouse (on the canvas; its events bubble here, in the canvas's coordinates) ---------
 
     def on_mouse_down(self, event: events.MouseDown) -> None:

@@ -51,13 +51,12 @@ BINDINGS: list[BindingType] = [
     Binding("r", "mark_range", "Mark range", show=False),
     Binding("R", "clear_range", "Clear range", show=False),
     Binding("m", "peak_memory", "Peak memory", show=False),
-    # The canvas's scrolling keys (Textual's, as a ScrollView has them), passed to it.
+    # The canvas's vertical scrolling keys (Textual's, as a ScrollView has them), passed to it
+    # (it never scrolls sideways: ctrl+pageup and ctrl+pagedown did nothing, and do nothing).
     Binding("home", "scroll_home", show=False),
     Binding("end", "scroll_end", show=False),
     Binding("pageup", "page_up", show=False),
     Binding("pagedown", "page_down", show=False),
-    Binding("ctrl+pageup", "page_left", show=False),
-    Binding("ctrl+pagedown", "page_right", show=False),
 ]
 
 
