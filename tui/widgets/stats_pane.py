@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from tui.model.analysis.op_shapes import op_shapes
+from tui.model.analysis.ops import OpStat
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
@@ -335,5 +336,5 @@ class StatsPane(Vertical):
     def _chosen(self, jump: bool) -> None:
         row = self.query_one(StatsTable).row_at_cursor()
         if row is not None:
-            shapes = row.shapes if not self.kernels else ""
+            shapes = row.shapes if isinstance(row, OpStat) else ""
             self.post_message(self.RowChosen(row.name, self.kernels, jump, self.scope, shapes))
