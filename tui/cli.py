@@ -49,9 +49,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    parser, subparsers = _parser(commands.COMMANDS)
-    if not args or (args[0] not in subparsers and args[0] not in ("-h", "--help")):
-        args = [commands.COMMANDS[0].name, *args]  # a bare path, or nothing: the viewer
+    names = [c.name for c in commands.COMMANDS]
+    if not args or (args[0] not in names and args[0] not in ("-h", "--help")):
+        args = [names[0], *args]  # a bare path, or nothing: the viewer
+    # Only the command that runs is imported; `trace-tui --help` lists them all.
+    wanted = [c for c in commands.COMMANDS if c.name == args[0]] or commands.COMMANDS
+    parser, subparsers = _parser([c.load() for c in wanted])
     try:
         opts, unknown = parser.parse_known_args(args)
         if unknown:  # said by the command's own parser, with its own usage

@@ -25,7 +25,14 @@ def _flags(command: commands.Command) -> list[str]:
     return [s for action in parser._actions for s in action.option_strings]
 
 
-@pytest.mark.parametrize("command", commands.COMMANDS, ids=lambda c: c.name)
+LOADED = [c.load() for c in commands.COMMANDS]
+
+
+def test_each_command_is_registered_under_its_own_name():
+    assert [c.name for c in LOADED] == [c.name for c in commands.COMMANDS]
+
+
+@pytest.mark.parametrize("command", LOADED, ids=lambda c: c.name)
 def test_every_command_has_its_own_help_naming_its_flags(command):
     done = run(command.name, "--help")
     assert done.returncode == 0 and done.stderr == ""
@@ -38,7 +45,7 @@ def test_every_command_has_its_own_help_naming_its_flags(command):
 def test_the_help_lists_every_command_and_each_names_its_own_flags():
     top = run("--help")
     assert top.returncode == 0 and top.stdout.startswith("usage: trace-tui [FILE|FOLDER")
-    for command in commands.COMMANDS:
+    for command in LOADED:
         assert f"    {command.name} " in top.stdout
     expected = {
         "view": ["--list", "--no-cache", "--workers"],
@@ -46,8 +53,8 @@ def test_the_help_lists_every_command_and_each_names_its_own_flags():
         "summary": [*VIEWS_AND_TABLES, "--format", "--sort", "--step", "--depth", "--peaks"],
         "diff": ["--fail-on-regression", "--metric", "--format", "--top"],
     }
-    assert [c.name for c in commands.COMMANDS] == list(expected)
-    for command in commands.COMMANDS:
+    assert [c.name for c in LOADED] == list(expected)
+    for command in LOADED:
         assert set(expected[command.name]) <= set(_flags(command)), command.name
 
 
@@ -160,7 +167,8 @@ class _Echo:
 
 
 def test_a_new_command_is_its_module_and_one_registration_line(monkeypatch):
-    monkeypatch.setattr(commands, "COMMANDS", [*commands.COMMANDS, _Echo()])
+    echo = commands.Registered("echo", f"{__name__}:_Echo")
+    monkeypatch.setattr(commands, "COMMANDS", [*commands.COMMANDS, echo])
     assert run("echo", "a", "b", "--loud") == Done(0, "A B\n", "")
     assert run("echo") == Done(2, "", "trace-tui: echo: nothing to say\n")
     clash = run("echo", "x", "--loud", "--quiet")

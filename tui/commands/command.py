@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from dataclasses import dataclass
 from typing import Protocol
 
 from tui.model.text import printable
@@ -34,6 +36,19 @@ class Command(Protocol):
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None: ...
 
     def run(self, args: argparse.Namespace) -> int: ...
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A command by its name, and where its class is (`module:Class`), imported when needed."""
+
+    name: str
+    where: str
+
+    def load(self) -> Command:
+        module, _, cls = self.where.partition(":")
+        command: Command = getattr(importlib.import_module(module), cls)()
+        return command
 
 
 def warn(message: str) -> None:
