@@ -22,7 +22,7 @@ from textual.strip import Strip
 from tui.model.present.details import counter_value
 from tui.model.present.kinds import KINDS
 from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
-from tui.model.present.rows import COLLAPSED, FULL, Row
+from tui.model.present.rows import COLLAPSED, FULL, DisplayRow
 from tui.model.text import printable
 from tui.widgets.row_paint import Palette, clip, paint_cells
 from tui.widgets.timeline_scene import Scene
@@ -205,7 +205,7 @@ class LaneCanvas(ScrollView, can_focus=False):
             self._strips.popitem(last=False)
         return strip
 
-    def _paint(self, row: Row, is_cursor: bool, sticky: bool) -> Strip:
+    def _paint(self, row: DisplayRow, is_cursor: bool, sticky: bool) -> Strip:
         scene, view = self.scene, self.view
         gutter = self.gutter_width
         base = self._look("")
@@ -265,7 +265,7 @@ class LaneCanvas(ScrollView, can_focus=False):
         )
         return Strip(segments, width)
 
-    def _label(self, row: Row, sticky: bool) -> str:
+    def _label(self, row: DisplayRow, sticky: bool) -> str:
         trace = self.scene.trace
         if row.counter >= 0:
             return f"   {printable(self.scene.counters[row.counter].name)}"

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from tui.model.analysis.gaps import Gaps
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
-from tui.model.present.rows import FOLDED, FULL, LaneRows, Row
+from tui.model.present.rows import FOLDED, FULL, DisplayRow, LaneRows
 from tui.model.text import shown
 from tui.model.trace import Trace
 from tui.widgets import timeline_keys as keys
@@ -109,7 +109,7 @@ class Timeline(Widget, can_focus=True):
     # canvas's geometry (the ruler's cells are the canvas's).
     trace: Via[Trace] = Via("scene", "trace")
     lanes: Via[LaneRows] = Via("scene", "lanes")
-    rows: Via[list[Row]] = Via("scene", "rows")
+    rows: Via[list[DisplayRow]] = Via("scene", "rows")
     pinned: Via[tuple[int, ...]] = Via("scene", "pinned")
     pinned_rows: Via[int] = Via("scene", "pinned_rows")
     kinds: Via[npt.NDArray[np.int8]] = Via("scene", "kinds")
@@ -278,9 +278,9 @@ class Timeline(Widget, can_focus=True):
     action_next_gap = keys.next_gap
     action_peak_memory = keys.peak_memory
 
-    def cursor_row(self) -> Row:
+    def cursor_row(self) -> DisplayRow:
         """The row under the cursor (a blank header row when the trace has no rows at all)."""
-        return self.rows[self.cursor] if self.rows else Row(-1, -1, 0)
+        return self.rows[self.cursor] if self.rows else DisplayRow(-1, -1, 0)
 
     def _cursor_lane(self) -> int:
         row = self.cursor_row()

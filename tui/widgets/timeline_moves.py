@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from tui.model.analysis.memory import peaks
 from tui.model.present import navigate as nav
-from tui.model.present.rows import Row
+from tui.model.present.rows import DisplayRow
 from tui.model.timescale import format_bytes
 from tui.model.trace import Trace
 from tui.widgets.timeline_scene import Scene
@@ -71,7 +71,9 @@ class Move:
 SELECT_FIRST = "Select a slice first (left/right, or click)."
 
 
-def gpu_and_back(scene: Scene, row: Row, selected: int, cpu_row: tuple[int, int] | None) -> Move:
+def gpu_and_back(
+    scene: Scene, row: DisplayRow, selected: int, cpu_row: tuple[int, int] | None
+) -> Move:
     """`h`: from a CPU row to the GPU (the selection's kernels, else the first GPU lane's row
     of work), and from the GPU back (to the selected work's launch, else to `cpu_row`)."""
     trace = scene.trace
@@ -91,7 +93,7 @@ def gpu_and_back(scene: Scene, row: Row, selected: int, cpu_row: tuple[int, int]
     return Move(row=scene.row_of[(gpu, max(scene.gap_row(gpu), 0))])  # its work, not annotations
 
 
-def sibling(scene: Scene, row: Row, selected: int, delta: int, window: Window) -> Move:
+def sibling(scene: Scene, row: DisplayRow, selected: int, delta: int, window: Window) -> Move:
     """Left and right: the next slice along the cursor's row."""
     if row.lane < 0:
         return Move(said="Move to a lane's row first (up/down).")

@@ -13,7 +13,7 @@ import numpy as np
 from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
 from tui.model.analysis.memory import counter_series
 from tui.model.present.kinds import KINDS, slice_kinds
-from tui.model.present.rows import COLLAPSED, FOLDED, FULL, LaneRows, Row, layout
+from tui.model.present.rows import COLLAPSED, FOLDED, FULL, DisplayRow, LaneRows, layout
 from tui.model.text import shown
 from tui.model.trace import Trace
 
@@ -37,7 +37,7 @@ class Scene:
             lane.index for lane in trace.lanes if lane.kind == "gpu" and lane.slice_count
         )
         self.grouped: tuple[int, ...] = ()  # default pins that did not fit, drawn as one row
-        self.rows: list[Row] = []
+        self.rows: list[DisplayRow] = []
         self.pinned_rows = 0
         self.row_of: dict[tuple[int, int], int] = {}
         self.generation = 0  # bumped by every relayout: strips drawn before are stale
@@ -83,7 +83,7 @@ class Scene:
         lanes = [i for i, r in enumerate(self.rows) if r.lane >= 0]
         return next((i for i in lanes if not self.rows[i].pinned), lanes[0] if lanes else 0)
 
-    def holds(self, row: Row, slice_row: int) -> bool:
+    def holds(self, row: DisplayRow, slice_row: int) -> bool:
         """Whether display row `row` draws slice `slice_row`."""
         if slice_row < 0 or row.lane < 0:
             return False
