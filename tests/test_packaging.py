@@ -3,7 +3,9 @@ stylesheet and every package, and its `trace-tui` opens the sample with no path.
 
 from __future__ import annotations
 
+import os
 import shutil
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +29,27 @@ def _source_tree(dest: Path) -> Path:
     return dest
 
 
+def _see_these_packages(python: Path) -> None:
+    """The viewer's dependencies come from the site-packages this interpreter sees, the package
+    itself only from the wheel. `venv --system-site-packages` would give the base interpreter's
+    instead, which inside a virtualenv are not these (and lack textual on a fresh machine)."""
+    ours = [*site.getsitepackages()]
+    if site.ENABLE_USER_SITE:
+        ours.append(site.getusersitepackages())
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    # Plain path lines: their own .pth files (this checkout's editable install) are not run.
+    Path(purelib, "parent-site-packages.pth").write_text("\n".join(ours) + "\n")
+
+
+# The installed package alone: a PYTHONPATH naming this checkout would shadow it.
+CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+
 def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     tree = _source_tree(tmp_path / "src")
     wheels = tmp_path / "wheels"
@@ -34,13 +57,9 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     subprocess.run([*build, "-w", str(wheels), str(tree)], check=True, capture_output=True)
     (wheel,) = wheels.glob("trace_tui-*.whl")
     venv = tmp_path / "venv"
-    # The viewer's dependencies come from this interpreter's site-packages; the package itself
-    # only from the wheel.
-    subprocess.run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
-        check=True,
-    )
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    _see_these_packages(python)
     subprocess.run(
         [
             sys.executable,
@@ -55,10 +74,12 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
         ],
         check=True,
         capture_output=True,
+        env=CLEAN,  # else pip finds this checkout's metadata on the path and installs nothing
     )
     where = subprocess.run(
         [str(python), "-c", "import tui, tui.model.ingest.chrome_json; print(tui.__file__)"],
         cwd=tmp_path,
+        env=CLEAN,
         capture_output=True,
         text=True,
         check=True,
@@ -67,6 +88,7 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     done = subprocess.run(
         [str(venv / "bin" / "trace-tui"), "info"],
         cwd=tmp_path,
+        env=CLEAN,
         capture_output=True,
         text=True,
         timeout=120,

@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from tests.bench.make_rank_set import write_rank_set
 from tui.model.analysis.rank_compare import compare
 from tui.model.ingest.rank_folder import rank_files
-from tui.model.present.rank_pass import summarise_ranks
+from tui.model.passes.ranks import summarise_ranks
 
 
 def main() -> None:

@@ -49,7 +49,7 @@ def test_a_hit_needs_no_parsing(tmp_path, trace_file, monkeypatch):
     def no_parsing(*args, **kwargs):
         raise AssertionError("parsed again")
 
-    monkeypatch.setattr(load_module, "importer_for", no_parsing)
+    monkeypatch.setattr(load_module, "format_for", no_parsing)
     again = load_trace(trace_file, cache=cache)
     _same(first, again)
     assert again.args(0) == first.args(0)  # args still come from the file, on demand

@@ -89,7 +89,7 @@ def test_the_summary_the_details_and_the_kernel_table_say_it(trace):
 
 
 def test_the_autograd_wrapper_of_a_compiled_backward_is_no_region():
-    from tui.model.analysis.compiled import REGION
+    from tui.model.patterns import COMPILED_REGION as REGION
 
     assert REGION.match("CompiledFunctionBackward") and REGION.match("CompiledFunction")
     assert not REGION.match("autograd::engine::evaluate_function: CompiledFunctionBackward")

@@ -15,7 +15,7 @@ from tui.model.analysis.steps import step_at
 from tui.model.ingest import load_trace
 from tui.model.present import navigate as nav
 from tui.model.present.raster import gap_cells
-from tui.model.present.rows import LaneRows, Row, RowSlices, layout
+from tui.model.present.rows import DisplayRow, LaneRows, RowSlices, layout
 from tui.model.present.scopes import scope_named
 
 US = 1000
@@ -67,7 +67,13 @@ def test_a_table_row_names_its_slices(nested, gpu):
 
 
 def test_row_moves_skip_process_headers():
-    rows = [Row(0, -1, 0), Row(0, 0, 0), Row(0, 0, 1), Row(1, -1, 0), Row(1, -1, 0, counter=0)]
+    rows = [
+        DisplayRow(0, -1, 0),
+        DisplayRow(0, 0, 0),
+        DisplayRow(0, 0, 1),
+        DisplayRow(1, -1, 0),
+        DisplayRow(1, -1, 0, counter=0),
+    ]
     assert nav.row_move(rows, 1, 1) == 2
     assert nav.row_move(rows, 2, 1) == 4  # over the header to the counter row
     assert nav.row_move(rows, 1, -1) is None  # only a header above

@@ -12,10 +12,10 @@ import pytest
 from tests.bench.make_rank_set import DELAY_US, TRANSFER_US, write_rank_set
 from tests.conftest import SHARED
 from tui.model.analysis.rank_compare import compare
-from tui.model.analysis.rank_stats import RankStats
+from tui.model.analysis.rank_stats import RankFailed, RankStats
 from tui.model.ingest import load_trace
 from tui.model.ingest.rank_folder import rank_files
-from tui.model.present.rank_pass import RankFailed, summarise_ranks
+from tui.model.passes.ranks import summarise_ranks
 from tui.model.present.tables import scope_report
 
 US = 1000

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import DATA
 from tests.tui.helpers import run
-from tui.cli import default_sample
+from tui.commands.loading import default_sample
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,9 +136,10 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
 
     code = (
         "import sys, tui.cli as cli\n"
-        "def gone(args):\n"
+        "from tui.commands.info import InfoCommand\n"
+        "def gone(self, args):\n"
         "    raise BrokenPipeError(32, 'Broken pipe')\n"
-        "cli._main = gone\n"
+        "InfoCommand.run = gone\n"
         "sys.exit(cli.main(['info', 'x']))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

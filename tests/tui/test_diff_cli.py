@@ -25,8 +25,8 @@ def test_text_shows_both_sides_the_headline_and_the_three_tables(pair):
     step = next(line for line in out.splitlines() if line.startswith("Step (median)"))
     assert step.split()[2:] == ["99", "us", "129", "us", "+30", "us", "+30.3%"]
     assert "Ops by change in Self CUDA" in out
-    assert "Kernels by change in GPU time (5 of 5: 1 matched, 1 added, 3 removed)" in out
-    regions = out[out.index("Regions by change in GPU time") :]
+    assert "Kernels by change in Total (5 of 5: 1 matched, 1 added, 3 removed)" in out
+    regions = out[out.index("Regions by change in GPU total") :]
     region = next(line for line in regions.splitlines() if line.startswith("attn "))
     assert "matched" in region and "3 / 1" in region and "-60.0%" in region
     assert "\x1b" not in out

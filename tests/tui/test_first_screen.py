@@ -14,8 +14,8 @@ from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded, screen_rows
 from tests.tui.test_snapshots import check, screen_text
 from tui.model.present.kinds import KINDS
-from tui.widgets.lane_canvas import WORK_KINDS
 from tui.widgets.timeline import Timeline
+from tui.widgets.timeline_scene import WORK_KINDS
 
 WORK = [KINDS.index(k) for k in WORK_KINDS]
 
@@ -69,7 +69,7 @@ async def test_python_frames_fold_into_one_row_and_e_shows_them_all(deep):
         await pilot.press("backspace")
         assert t.lanes.mode(thread) == "full"
         assert t.trace.slice_name(t.selected) == "model.py(4): forward"
-        top = t.row_at(0) if t.cursor < t.fixed_rows else t.scroll_offset.y + t.fixed_rows
+        top = t.row_at(0) if t.cursor < t.fixed_rows else t.canvas.scroll_offset.y + t.fixed_rows
         assert top <= t.cursor < top + t.view_height  # on screen
 
 

@@ -10,6 +10,7 @@ import time
 from tests.conftest import DATA
 from tui import cli
 from tui.cli import make_app
+from tui.commands import loading
 from tui.model.ingest import footprint as memory
 from tui.model.ingest.chrome_json import chunks
 from tui.screens import loading as loading_module
@@ -63,18 +64,20 @@ def test_estimates_follow_the_file(tmp_path):
 
 
 def test_headless_commands_warn_and_go_on(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "available_memory", lambda: 1)
+    monkeypatch.setattr(loading, "available_memory", lambda: 1)
     assert cli.main(["info", str(DATA / "nested_cpu.json")]) == 0
     err = capsys.readouterr().err
     assert "warning: loading" in err and "may need about" in err
 
 
 def test_the_viewer_asks_before_a_load_that_may_not_fit(monkeypatch, capsys):
-    monkeypatch.setattr(cli, "available_memory", lambda: 1)
+    monkeypatch.setattr(loading, "available_memory", lambda: 1)
     monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
     opts = argparse.Namespace(yes=False)
     monkeypatch.setattr("builtins.input", lambda prompt: "n")
-    assert not cli._enough_memory(str(DATA / "nested_cpu.json"), opts, ask=True)
+    assert not loading.enough_memory(str(DATA / "nested_cpu.json"), opts, ask=True)
     monkeypatch.setattr("builtins.input", lambda prompt: "y")
-    assert cli._enough_memory(str(DATA / "nested_cpu.json"), opts, ask=True)
-    assert cli._enough_memory(str(DATA / "nested_cpu.json"), argparse.Namespace(yes=True), ask=True)
+    assert loading.enough_memory(str(DATA / "nested_cpu.json"), opts, ask=True)
+    assert loading.enough_memory(
+        str(DATA / "nested_cpu.json"), argparse.Namespace(yes=True), ask=True
+    )

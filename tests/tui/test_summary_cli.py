@@ -227,10 +227,14 @@ def test_by_shape_splits_an_op_by_its_input_shapes(shared):
 
 def test_flags_a_view_does_not_take_are_refused(shared):
     bert = str(shared / "tracelens" / "h100_bert_small.json.gz")
-    for flags in (["--roofline", "--step", "6"], ["--roofline", "--kernels"],
-                  ["--graphs", "--by-shape"], ["--roofline", "--sort", "tflops"],
-                  ["--roofline", "--step", "20"], ["--graphs", "--step", "0"]):  # fmt: skip
+    for flags in (["--roofline", "--step", "6"], ["--roofline", "--sort", "tflops"],
+                  ["--roofline", "--step", "20"], ["--graphs", "--step", "0"],
+                  ["--tree", "--top", "5"]):  # fmt: skip
         done = run("summary", bert, *flags)
         assert done.returncode == 2 and "lists its own rows" in done.stderr and not done.stdout
+    # A view and a table are one choice (argparse's group says so, before anything loads).
+    for flags in (["--roofline", "--kernels"], ["--graphs", "--by-shape"]):
+        done = run("summary", bert, *flags)
+        assert done.returncode == 2 and "not allowed with" in done.stderr and not done.stdout
     no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--sort", "tflops")
     assert no_shapes.returncode == 2 and "record_shapes=True" in no_shapes.stderr

@@ -231,7 +231,7 @@ async def test_the_strip_cache_is_bounded_and_a_theme_change_repaints(ui):
         await pilot.press("right")
         for y in range(t.size.height):
             t.render_line(y)
-    assert len(t._strips) <= CACHED_SCREENS * t.size.height
+    assert t.canvas.cached <= CACHED_SCREENS * t.size.height
     before = t.render_line(2)
     assert t.render_line(2) is before
     t.app.theme = "textual-light" if t.app.theme != "textual-light" else "textual-dark"

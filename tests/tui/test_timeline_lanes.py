@@ -1,4 +1,5 @@
-"""Lanes, flows, search, ranges and fits on the timeline, driven with Pilot.
+"""Lanes on the timeline, driven with Pilot: moving between them, pinning, collapsing and
+folding, the pinned rows, the scrollbar and the rows a trace without slices still has.
 
 gpu_streams.json (see test_timeline.py): thread 7 runs aten::mm [0, 30) holding
 cudaLaunchKernel [5, 15) -> gemm_kernel [20, 32) on stream 7, aten::add [40, 60) holding
@@ -14,8 +15,6 @@ import pytest
 from tests.conftest import DATA
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import built, loaded, notes
-from tui.model.present.details import slice_details
-from tui.widgets.stats_pane import StatsPane
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.tree_pane import TreePane
@@ -70,79 +69,6 @@ async def test_h_without_a_selection_lands_on_the_kernels_not_the_annotations(tm
         assert name(t).startswith("gemm_")
 
 
-async def test_right_bracket_on_an_op_goes_to_the_first_kernel_it_caused(ui):
-    pilot, t = ui
-    await pilot.press("right_square_bracket")
-    assert notes(t.app)[-1] == "Select a launch, a kernel or an op first."
-    await pilot.press("right", "right")  # aten::add: its cuLaunchKernel started the triton kernel
-    await pilot.press("right_square_bracket")
-    assert name(t) == "triton_add_kernel"
-    await pilot.press("left_square_bracket")
-    assert name(t) == "cuLaunchKernel"
-
-
-async def test_a_selected_launch_marks_its_kernel_and_brings_both_into_view(ui):
-    pilot, t = ui
-    await pilot.press("w")  # [23, 69) us: neither is in view
-    t.select(t.lanes.get(0, 1).rows[0].item())  # cudaLaunchKernel [5, 15)
-    await pilot.pause()
-    assert name(t) == "cudaLaunchKernel"
-    assert [t.trace.slice_name(p) for p in t.partners] == ["gemm_kernel<float, 128>"]
-    assert t.window[0] <= 5 * US and t.window[1] >= 32 * US  # launch and kernel both shown
-    assert t.window[1] - t.window[0] == 46 * US  # at the same zoom
-    kernel_row = t.row_at(0)
-    assert t.rows[kernel_row].lane == 1 and (1, 0) in t._partner_rows
-
-
-async def test_search_says_which_match_is_shown_and_n_walks_them(ui):
-    pilot, t = ui
-    await pilot.press("slash", *"graph", "enter")
-    assert name(t) == "cudaGraphLaunch"
-    assert notes(t.app)[-1].startswith("match 1 of 3 for 'graph'")
-    await pilot.press("n")
-    assert name(t) == "graph_kernel_a" and notes(t.app)[-1] == "match 2 of 3: graph_kernel_a"
-    await pilot.press("N", "N")
-    assert notes(t.app)[-1] == "match 3 of 3: graph_kernel_b"
-
-
-async def test_a_tiny_match_is_zoomed_to_a_visible_size(tmp_path):
-    deep = write_deep_stack(tmp_path / "deep.json")
-    async with loaded(deep, (80, 24)) as (pilot, app):
-        t = app.query_one(Timeline)
-        await pilot.press("slash", *"gemm_2", "enter")
-        assert name(t) == "gemm_2"
-        t0, t1 = t.window
-        cells = t.trace.slices.dur[t.selected] * t.cells_width / (t1 - t0)
-        assert cells >= 6  # 8 us of a 359 us view was under 2 cells wide
-
-
-async def test_r_marks_a_range_the_ruler_shows_it_and_the_stats_pane_scopes_to_it(ui):
-    pilot, t = ui
-    await pilot.press("right", "r")  # aten::mm [0, 30)
-    await pilot.press("right", "r")  # to aten::add [40, 60)
-    assert t.marked == (0, 60 * US)
-    ruler = str(t.app.query_one(TimeRuler).render())
-    assert "60 us" in ruler and "├" in ruler and "┤" in ruler
-    assert notes(t.app)[-1].startswith("Range 60 us: +0 ns to +60 us")
-    await pilot.press("t")  # opened right after marking: on the range
-    pane = t.app.query_one(StatsPane)
-    assert pane.scope_label == "range 60 us"
-    await pilot.press(*["v"] * 4)  # round the cycle (no steps here: step falls to subtree)
-    assert pane.scope_label == "range 60 us"
-    await pilot.press("t", "R")
-    assert t.marked is None and "├" not in str(t.app.query_one(TimeRuler).render())
-
-
-async def test_dragging_the_mouse_marks_a_range(ui):
-    pilot, t = ui
-    x0 = t.gutter_width + 10
-    x1 = t.gutter_width + 40
-    await pilot.mouse_down(Timeline, offset=(x0, 3))
-    await pilot.mouse_up(Timeline, offset=(x1, 3))
-    assert t.marked == (t.time_at(10), t.time_at(40))
-    assert t.selected == -1  # the drag did not select
-
-
 async def test_p_pins_and_unpins_the_lane_under_the_cursor(ui):
     pilot, t = ui
     await pilot.press("K", "K", "p")  # stream 7 leaves the pinned rows
@@ -152,27 +78,6 @@ async def test_p_pins_and_unpins_the_lane_under_the_cursor(ui):
     await pilot.press("p")  # back on top, in the trace's order again
     assert t.pinned == (1, 2) and t.rows[t.cursor].pinned and t.cursor == 0
     assert notes(t.app) == ["stream 7 pinned on top"]  # one message at a time
-
-
-async def test_0_fits_the_steps_and_parenthesis_the_whole_file(tmp_path):
-    deep = write_deep_stack(tmp_path / "deep.json")
-    async with loaded(deep, (100, 30)) as (pilot, app):
-        t = app.query_one(Timeline)
-        home = t.window
-        assert home[0] > 0 and home[1] < t.trace.span_ns  # the steps, not the flush at 1 us
-        await pilot.press("right_parenthesis")
-        assert t.window == (0, t.trace.span_ns)
-        await pilot.press("0")
-        assert t.window == home
-
-
-async def test_idle_gaps_are_drawn_on_one_row_of_a_stream(tmp_path):
-    deep = write_deep_stack(tmp_path / "deep.json")
-    async with loaded(deep, (100, 30)) as (_, app):
-        t = app.query_one(Timeline)
-        lines = [t.render_line(y).text[t.gutter_width :] for y in (0, 1)]
-        assert t.rows[0].lane == t.rows[1].lane  # stream 7: annotations, then kernels
-        assert "─" not in lines[0] and "─" in lines[1]
 
 
 async def test_c_on_a_stream_keeps_its_kernels_in_the_one_row(tmp_path):
@@ -215,38 +120,6 @@ async def test_a_slice_at_the_right_edge_is_drawn_beside_the_scrollbar(tmp_path,
         assert line[-1] != " "  # a995, in the last cell
 
 
-async def test_a_few_far_away_events_do_not_blank_the_view(tmp_path):
-    """As on a Fuchsia trace: 45 async events long before the rest."""
-    events = [
-        {"ph": "b", "cat": "x", "name": f"early{i}", "id": i, "pid": 1, "tid": 1, "ts": i}
-        for i in range(45)
-    ] + [
-        {"ph": "e", "cat": "x", "name": f"early{i}", "id": i, "pid": 1, "tid": 1, "ts": i + 1}
-        for i in range(45)
-    ]
-    events += [
-        {
-            "ph": "X",
-            "name": f"work{i % 7}",
-            "pid": 1,
-            "tid": 2 + i % 3,
-            "ts": 10_000_000 + 20 * i,
-            "dur": 15,
-        }
-        for i in range(1000)
-    ]
-    path = tmp_path / "far.json"
-    path.write_text(json.dumps(events))
-    async with loaded(path, (100, 30)) as (pilot, app):
-        t = app.query_one(Timeline)
-        assert t.window[0] >= 9_900_000 * US
-        drawn = [t.render_line(y).text[t.gutter_width :] for y in range(t.view_height)]
-        busy = [line for line in drawn if line.strip()]
-        assert len(busy) >= 3 and all(len(line.strip()) > t.cells_width // 2 for line in busy[:3])
-        await pilot.press("right_parenthesis")
-        assert t.window == (0, t.trace.span_ns)
-
-
 async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
     deep = write_deep_stack(tmp_path / "deep.json")
     async with loaded(deep, (100, 30)) as (pilot, app):
@@ -254,7 +127,7 @@ async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
         await pilot.press("e")  # every Python frame: 50 rows
         await pilot.press(*["j"] * 30)
         top = t.row_at(t.pinned_rows)
-        assert t.rows[top].level > 0 and t.scroll_offset.y > 0
+        assert t.rows[top].level > 0 and t.canvas.scroll_offset.y > 0
         assert t.render_line(t.pinned_rows).text.startswith(" ↳ thread 1 (pytho…")
         assert t.render_line(0).text.startswith(" ▾ stream 7")  # pinned rows stay
 
@@ -343,89 +216,6 @@ async def test_counters_without_a_process_still_get_rows(tmp_path):
         assert [r.counter for r in t.rows] == [0]
 
 
-async def test_right_bracket_prefers_the_kernels_over_an_autograd_flow(tmp_path):
-    events = [
-        {
-            "ph": "X",
-            "cat": "cpu_op",
-            "name": "aten::convolution",
-            "pid": 1,
-            "tid": 1,
-            "ts": 0,
-            "dur": 20,
-        },
-        {
-            "ph": "X",
-            "cat": "cuda_runtime",
-            "name": "cudaLaunchKernel",
-            "pid": 1,
-            "tid": 1,
-            "ts": 5,
-            "dur": 5,
-            "args": {"correlation": 9},
-        },
-        {
-            "ph": "X",
-            "cat": "kernel",
-            "name": "conv_kernel",
-            "pid": 0,
-            "tid": 7,
-            "ts": 12,
-            "dur": 10,
-            "args": {"correlation": 9},
-        },
-        {
-            "ph": "X",
-            "cat": "cpu_op",
-            "name": "ConvolutionBackward0",
-            "pid": 1,
-            "tid": 2,
-            "ts": 50,
-            "dur": 20,
-        },
-        {
-            "ph": "s",
-            "cat": "fwdbwd",
-            "name": "fwdbwd",
-            "id": 3,
-            "pid": 1,
-            "tid": 1,
-            "ts": 0,
-            "bp": "e",
-        },
-        {
-            "ph": "f",
-            "cat": "fwdbwd",
-            "name": "fwdbwd",
-            "id": 3,
-            "pid": 1,
-            "tid": 2,
-            "ts": 50,
-            "bp": "e",
-        },
-    ]
-    async with loaded(_events(tmp_path / "fb.json", events), (100, 30)) as (pilot, app):
-        t = app.query_one(Timeline)
-        conv = next(r for r in range(len(t.trace.slices)) if name_of(t, r) == "aten::convolution")
-        t.select(conv)
-        details = dict(slice_details(t.trace, conv))
-        assert "starts" not in details and details["flows to"] == "ConvolutionBackward0"
-        assert details["GPU work"].startswith("1 launched under it, 10 us in all")
-        await pilot.press("right_square_bracket")
-        assert name(t) == "conv_kernel"
-        backward = next(
-            r for r in range(len(t.trace.slices)) if name_of(t, r) == "ConvolutionBackward0"
-        )
-        assert "launched by" not in dict(slice_details(t.trace, backward))
-        t.select(conv)
-        await pilot.press("right_square_bracket", "left_square_bracket")
-        assert name(t) == "cudaLaunchKernel"
-
-
-def name_of(t, row):
-    return t.trace.slice_name(row)
-
-
 async def test_collapsing_and_expanding_gives_the_selection_back(ui):
     pilot, t = ui
     await pilot.press("right", "enter")
@@ -442,72 +232,6 @@ async def test_enter_on_a_collapsed_lane_without_children_leaves_it_collapsed(ui
     assert name(t) == "cudaGraphLaunch"
     await pilot.press("enter")
     assert t.lanes.mode(0) == "collapsed" and notes(t.app)[-1] == "This slice has nothing under it."
-
-
-async def test_the_range_leaves_out_ruler_labels_it_would_cut(ui):
-    pilot, t = ui
-    t.set_marked((19_000, 21_000))  # narrow: across the "|20 us" label
-    await pilot.pause()
-    ruler = str(t.app.query_one(TimeRuler).render())
-    assert "20 us" not in ruler.replace(" 2 us", "")  # the cut label is gone...
-    assert "├" in ruler and "2 us" in ruler  # ...and the range and its length are there
-    assert "|40 us" in ruler
-
-
-def _styles(t, y):
-    return [(seg.text, seg.style) for seg in t.render_line(y) if seg.text.strip()]
-
-
-async def test_bars_are_coloured_and_the_selection_reversed(ui):
-    pilot, t = ui
-    kernel = next(style for text, style in _styles(t, 0) if "gemm" in text)
-    assert kernel.bgcolor is not None and kernel.bgcolor.name == "#2e8b57"  # seagreen: a kernel
-    await pilot.press("right")  # aten::mm
-    row = t.row_at(t.cursor) if t.cursor < t.fixed_rows else t.cursor
-    selected = [style for text, style in _styles(t, row) if "aten::mm" in text]
-    assert selected and selected[0].reverse
-
-
-async def test_a_selected_slice_narrower_than_a_cell_is_still_marked(tmp_path):
-    deep = write_deep_stack(tmp_path / "deep.json")
-    async with loaded(deep, (80, 24)) as (pilot, app):
-        t = app.query_one(Timeline)
-        launch = next(r for r in range(len(t.trace.slices)) if name_of(t, r) == "cudaLaunchKernel")
-        t.select(launch)  # 4 us in a 359 us view of 63 cells: under a cell
-        await pilot.pause()
-        y = next(y for y in range(t.view_height) if t.row_at(y) == t.cursor)
-        assert any(style.reverse for _, style in _styles(t, y))
-
-
-async def test_idle_gaps_stay_off_cpu_rows_with_nccl_named_ops(tmp_path):
-    events = [
-        {
-            "ph": "X",
-            "cat": "cpu_op",
-            "name": "nccl:all_reduce",
-            "pid": 1,
-            "tid": 1,
-            "ts": 0,
-            "dur": 50,
-        },
-        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 0, "dur": 5},
-        {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 40, "dur": 5},
-    ]
-    async with loaded(_events(tmp_path / "n.json", events), (100, 30)) as (_, app):
-        t = app.query_one(Timeline)
-        cpu = next(
-            i for i, r in enumerate(t.rows) if r.lane >= 0 and t.trace.lanes[r.lane].kind == "cpu"
-        )
-        assert "─" not in t.render_line(cpu).text[t.gutter_width :]
-        assert "─" in t.render_line(0).text[t.gutter_width :]  # the stream's idle, pinned
-
-
-async def test_r_says_one_thing_at_a_time(ui):
-    pilot, t = ui
-    await pilot.press("right", "r")
-    assert len(notes(t.app)) == 1 and notes(t.app)[0].startswith("Range from +0 ns")
-    await pilot.press("right", "r")
-    assert notes(t.app) == ["Range 60 us: +0 ns to +60 us"]
 
 
 async def test_a_collapsed_lane_opens_to_the_shape_it_had(tmp_path):
@@ -554,8 +278,17 @@ async def test_the_title_stays_on_one_line_at_80_columns(tmp_path):
         assert summary.size.height == 1 and str(summary.render()).count("\n") == 0
 
 
-async def test_a_range_needs_two_points_apart(ui):
-    pilot, t = ui
-    await pilot.press("r", "r")  # nothing selected: the view's centre, twice
-    assert t.marked is None
-    assert notes(t.app) == ["A range needs two points apart: select another slice, or move, first."]
+async def test_page_keys_and_home_end_scroll_the_rows_under_the_pinned_ones(tmp_path):
+    deep = write_deep_stack(tmp_path / "deep.json")
+    async with loaded(deep, (100, 30)) as (pilot, app):
+        t = app.query_one(Timeline)
+        await pilot.press("e")  # every Python frame: 50 rows, more than the view
+        await pilot.press("home")
+        assert t.canvas.scroll_offset.y == 0
+        await pilot.press("pagedown")  # a page less the rows held on top
+        assert t.canvas.scroll_offset.y == t.view_height - t.fixed_rows
+        await pilot.press("end")
+        assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y > t.view_height - t.fixed_rows
+        await pilot.press("pageup")
+        assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y - t.view_height + t.fixed_rows
+        assert t.render_line(0).text.startswith(" ▾ stream 7")  # the pinned rows stay

@@ -13,14 +13,13 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 
-I64 = npt.NDArray[np.int64]
-BoolA = npt.NDArray[np.bool_]
+from tui.model.arrays import I64, Bool
 
 
 def bind(
     lane: I64,
     ts: I64,
-    enclosing: BoolA,
+    enclosing: Bool,
     lane_lo: I64,
     lane_hi: I64,
     start: I64,
@@ -60,7 +59,7 @@ def bind(
 
 
 def _candidate_slices(
-    lane: I64, ts: I64, enclosing: BoolA, lane_lo: I64, lane_hi: I64, start: I64
+    lane: I64, ts: I64, enclosing: Bool, lane_lo: I64, lane_hi: I64, start: I64
 ) -> I64:
     """Per point: the last slice of its lane to start at or before it (enclosing points), or
     the first to start at or after it (the others); -1 for none. Needs no nesting."""

@@ -17,26 +17,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import I16, I32, I64
 
 
 @dataclass(frozen=True)
 class Nesting:
     """Row and parent (lane-local, -1 for none) of each slice, and the lane's shape."""
 
-    depth: npt.NDArray[np.int16]
-    parent: npt.NDArray[np.int32]
+    depth: I16
+    parent: I32
     levels: int  # nesting levels (1 when nothing nests)
     rows: int  # levels plus the extra rows of slices a slice on their own row holds
 
 
-def nest(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting:
+def nest(start: I64, dur: I64) -> Nesting:
     """Nest one lane's slices, sorted by start and then longest first."""
     laminar = _nest_laminar(start, dur)
     return laminar if laminar is not None else _nest_sweep(start, dur)
 
 
-def _nest_laminar(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting | None:
+def _nest_laminar(start: I64, dur: I64) -> Nesting | None:
     """Vectorised nesting for a lane whose slices nest properly (most lanes); None if not.
 
     A slice's depth is the number of earlier slices still open at its start. Zero-length
@@ -78,7 +79,7 @@ def _nest_laminar(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> N
     return Nesting(depth.astype(np.int16), parent.astype(np.int32), levels, levels)
 
 
-def _nest_sweep(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nesting:
+def _nest_sweep(start: I64, dur: I64) -> Nesting:
     """torch's own stack sweep (EventList._populate_cpu_children): open slices that end at or
     before this one starts, or end before it ends, cannot hold it and are closed; it becomes a
     child of the innermost one left, and is itself opened."""
@@ -113,7 +114,7 @@ def _nest_sweep(start: npt.NDArray[np.int64], dur: npt.NDArray[np.int64]) -> Nes
     return Nesting(depth.astype(np.int16), parent.astype(np.int32), levels, rows)
 
 
-def _held_by_their_row(depth: npt.NDArray[np.int64], ends: list[int]) -> list[int]:
+def _held_by_their_row(depth: I64, ends: list[int]) -> list[int]:
     """Slices (by start) ending before an earlier slice of their row ends: that one holds them."""
     end = np.asarray(ends, np.int64)
     held: list[int] = []
@@ -125,7 +126,7 @@ def _held_by_their_row(depth: npt.NDArray[np.int64], ends: list[int]) -> list[in
 
 
 def _pack_rows(
-    rows_of: list[int], starts: list[int], ends: list[int], depth: npt.NDArray[np.int64], first: int
+    rows_of: list[int], starts: list[int], ends: list[int], depth: I64, first: int
 ) -> int:
     """Give each held slice the first extra row that is free at its start."""
     row_ends: list[int] = []

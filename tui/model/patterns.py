@@ -92,3 +92,21 @@ def is_runtime_category(cat: str) -> bool:
 # Kineto's bookkeeping, drawn last: its "Spans" and "Traces" processes, the profiler's own
 # threads and span lanes.
 BOOKKEEPING_NAME = re.compile(r"^(Spans|Traces)$|Buffer Flush|PyTorch Profiler")
+
+# torch.compile's regions: the autograd engine's `evaluate_function: CompiledFunctionBackward`
+# wrapper is not one, as it also runs the eager work around the compiled backward (gradient
+# accumulation, say).
+COMPILED_REGION = re.compile(
+    r"^(Torch-Compiled Region: \S+|## Call CompiledFxGraph \S+ ##|CompiledFunction(Backward)?)$"
+)
+# A replay of a captured CUDA/HIP graph.
+GRAPH_LAUNCH = re.compile(r"^(cuda|hip|cu)GraphLaunch(_v\d+|_ptsz)?$")
+# The collective a kernel (ncclDevKernel_AllReduce_...) or an annotation (nccl:all_reduce) runs.
+COLLECTIVE_KERNEL_KIND = re.compile(
+    r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+?)(?:_|\(|$)", re.IGNORECASE
+)
+COLLECTIVE_ANNOTATION_KIND = re.compile(r"^(?:nccl|rccl|gloo):(.+)$")
+# with_stack=True names an nn.Module's frame `nn.Module: Linear_91`, numbering a class's
+# instances.
+MODULE_PREFIX = "nn.Module: "
+MODULE_INSTANCE = re.compile(r"_\d+$")

@@ -6,16 +6,15 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from functools import cached_property
-from typing import Any, ClassVar, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import F64, I16, I32, I64, Bool
 
 T = TypeVar("T")
-I64 = npt.NDArray[np.int64]
-I32 = npt.NDArray[np.int32]
-I16 = npt.NDArray[np.int16]
-F64 = npt.NDArray[np.float64]
+# What a lane holds: a host thread, a device stream, or async spans (Chrome b/e, S/F events).
+LaneKind = Literal["cpu", "gpu", "async"]
 
 
 @dataclass(frozen=True)
@@ -51,7 +50,7 @@ class Lane:
     pid: int | str
     tid: int | str
     name: str
-    kind: str  # "cpu", "gpu" or "async"
+    kind: LaneKind
     lo: int  # its slices are Trace.slices rows [lo, hi)
     hi: int
     levels: int  # nesting levels (1 when nothing nests, 0 when empty)
@@ -201,7 +200,21 @@ class Trace:
             self.derived[key] = compute()
         return cast(T, self.derived[key])
 
-    def kind_mask(self, kind: str) -> npt.NDArray[np.bool_]:
+    def name_test(self, test: Callable[[str], object]) -> Bool:
+        """`test` of every name, as a table indexed by name id: `table[slices.name]` is a mask
+        of slices (its last entry, False, is id -1: no name)."""
+        return np.asarray([bool(test(n)) for n in self.names] + [False], dtype=bool)
+
+    def rows_named(self, test: Callable[[str], object], lo: int = 0, hi: int | None = None) -> I64:
+        """The slices (of rows lo..hi) whose name passes `test`, in row order."""
+        names = self.slices.name[lo:hi]
+        return (np.flatnonzero(self.name_test(test)[names]) + lo).astype(np.int64)
+
+    def category_test(self, test: Callable[[str], object]) -> Bool:
+        """`test` of every category, as a table indexed by category id (-1: False)."""
+        return np.asarray([bool(test(c)) for c in self.categories] + [False], dtype=bool)
+
+    def kind_mask(self, kind: LaneKind) -> Bool:
         """Which slice rows lie on lanes of `kind` ("cpu", "gpu" or "async")."""
         mask = np.zeros(len(self.slices), bool)
         for lane in self.lanes:

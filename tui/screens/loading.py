@@ -18,14 +18,14 @@ from textual.widgets import Footer
 
 from tui.model.analysis.diff import TraceDiff, diff
 from tui.model.analysis.rank_compare import RankReport, compare
-from tui.model.analysis.rank_stats import RankStats
+from tui.model.analysis.rank_stats import RankFailed, RankStats
 from tui.model.analysis.steps import profiled_window
 from tui.model.analysis.verdict import Verdict, judge
 from tui.model.errors import TraceError
-from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
-from tui.model.present.rank_pass import RankFailed, summarise_ranks
+from tui.model.passes import load_trace
+from tui.model.passes.ranks import summarise_ranks
 from tui.model.trace import Trace
 from tui.screens.keys import COMMON
 from tui.widgets.load_progress import LoadProgress

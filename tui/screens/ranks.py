@@ -11,7 +11,7 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from tui.model.analysis.rank_compare import RankReport
-from tui.model.present.rank_pass import RankFailed
+from tui.model.analysis.rank_stats import RankFailed
 from tui.screens.keys import COMMON
 from tui.widgets.rank_view import RankView
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from rich.console import JustifyMethod
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -14,15 +15,8 @@ from textual.widgets import DataTable, Input, Static
 
 from tui.model.analysis.diff import DiffRow, TraceDiff, ranked
 from tui.model.analysis.ops import op_rows
-from tui.model.present.diff_report import (
-    KERNEL_SORTS,
-    OP_SORTS,
-    REGION_SORTS,
-    column_header,
-    sorts_for,
-    table_cells,
-    tables,
-)
+from tui.model.present.diff_report import column_header, sorts_for, tables, view
+from tui.model.present.diff_tables import SORTS
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -30,8 +24,9 @@ from tui.screens.error import guarded
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 
 TABLES = ("ops", "kernels", "regions")
-# The pane's column order, by table_cells' columns: the change comes right after the name, so
-# that it shows at 80 columns; BASE and NEW, the status and the calls follow.
+# The pane's column order, by the spec's shown columns (diff_tables.shown): the change comes
+# right after the name, so that it shows at 80 columns; BASE and NEW, the status and the calls
+# follow.
 _ORDER = (0, 5, 6, 3, 4, 1, 2)
 
 
@@ -45,7 +40,6 @@ class DiffState:
     row_name: str | None = None
 
 
-SORTS = {"ops": OP_SORTS, "kernels": KERNEL_SORTS, "regions": REGION_SORTS}
 NAME_CELLS = 48
 
 
@@ -109,8 +103,12 @@ class DiffPane(Vertical):
         if self.filter_text:
             rows = [r for r in rows if self.filter_text.lower() in r.name.lower()]
         self._shown = rows
-        headers, cells = table_cells(self.table, rows, column)
+        spec = view(self.table, rows, column)
+        headers, cells = spec.headers, spec.cells()
         order = [*_ORDER, *range(len(_ORDER), len(headers))]
+        justify: list[JustifyMethod] = [
+            "right" if spec.columns[k].numeric else "left" for k in order
+        ]
         grid = self.query_one("#diff", DataTable)
         grid.clear(columns=True)
         for k in order:
@@ -120,7 +118,10 @@ class DiffPane(Vertical):
             shown = name if len(name) <= NAME_CELLS else name[: NAME_CELLS - 1] + "…"
             grid.add_row(
                 Text(shown),
-                *(Text(cell_row[k], justify="left" if k == 1 else "right") for k in order[1:]),
+                *(
+                    Text(cell_row[k], justify=side)
+                    for k, side in zip(order[1:], justify[1:], strict=True)
+                ),
             )
         names = [r.name for r in rows]
         if rows:

@@ -16,7 +16,8 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from tui.model.analysis.call_tree import MODULE, CallTree
+from tui.model.analysis.call_tree import CallTree
+from tui.model.patterns import MODULE_PREFIX as MODULE
 from tui.model.present.icicle import Span, icicle
 from tui.model.text import printable
 from tui.model.timescale import format_duration

@@ -13,16 +13,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from tui.model.analysis.rank_compare import RankReport
-from tui.model.present.rank_pass import RankFailed
-from tui.model.present.rank_report import (
-    COLLECTIVE_HEADERS,
-    RANK_HEADERS,
-    collective_cells,
-    headline,
-    matrix_cells,
-    rank_cells,
-    top_collectives,
-)
+from tui.model.analysis.rank_stats import RankFailed
+from tui.model.present.rank_report import headline, matrix_view, top_collectives
+from tui.model.present.rank_tables import COLLECTIVES, RANKS, rank_lines
 from tui.model.text import printable
 
 TOP_COLLECTIVES = 20
@@ -75,24 +68,27 @@ class RankView(Vertical):
 
     def on_mount(self) -> None:
         ranks = self.query_one("#ranks", DataTable)
-        ranks.add_columns(*RANK_HEADERS)
-        for row in self.report.rows:
-            marked = row.rank in (self.report.straggler, self.report.slowest)
-            cells = [
-                Text(c, style="bold yellow" if marked else "") for c in rank_cells(self.report, row)
-            ]
-            ranks.add_row(*cells, key=str(row.rank))
+        table = RANKS.view(rank_lines(self.report))
+        ranks.add_columns(*table.headers)
+        for line in table.rows:
+            marked = line.row.rank in (self.report.straggler, self.report.slowest)
+            style = "bold yellow" if marked else ""
+            ranks.add_row(
+                *(Text(c, style=style) for c in table.row_cells(line)), key=str(line.row.rank)
+            )
         collectives = self.query_one("#collectives", DataTable)
-        collectives.add_columns(*COLLECTIVE_HEADERS)
-        for m in top_collectives(self.report, TOP_COLLECTIVES):
-            collectives.add_row(*(Text(c) for c in collective_cells(m)))
+        waits = COLLECTIVES.view(top_collectives(self.report, TOP_COLLECTIVES))
+        collectives.add_columns(*waits.headers)
+        for cells in waits.cells():
+            collectives.add_row(*(Text(c) for c in cells))
         self._fill_matrix()
         ranks.focus()
 
     def _fill_matrix(self) -> None:
         """Own work per rank and step, the slow cells marked."""
         matrix = self.query_one("#matrix", DataTable)
-        headers, rows = matrix_cells(self.report)
+        table = matrix_view(self.report)
+        headers, rows = table.headers, table.cells()
         if len(headers) < 2:
             matrix.add_column("No ProfilerStep#N in these traces: no step matrix")
             return

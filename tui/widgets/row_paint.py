@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,7 +42,7 @@ def paint_cells(
     matches: npt.NDArray[np.bool_] | None,
     gap_cells: npt.NDArray[np.int64] | None,
     selected_gap: int,
-    partners: list[int],
+    partners: Collection[int],
     device_from: int,
 ) -> list[Segment]:
     """Segments for one row: labelled bars, density glyphs, idle gaps, empty space.

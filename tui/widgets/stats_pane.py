@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from tui.model.analysis.op_shapes import op_shapes
-from tui.model.analysis.ops import op_rows
+from tui.model.analysis.ops import OpStat, op_rows
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.report import summary_lines
@@ -335,7 +335,7 @@ class StatsPane(Vertical):
         if row is None:
             return
         rows = op_rows(self.trace, row.name)
-        shapes = row.shapes if not self.kernels else ""  # kernel rows have no shapes
+        shapes = row.shapes if isinstance(row, OpStat) else ""  # kernel rows have none
         if shapes:  # a row of the by-shape table
             found = op_shapes(self.trace)
             rows = rows[found.shape[rows] == found.texts.index(shapes)]

@@ -1,11 +1,13 @@
-"""StatsTable: a table of the spec (present/tables.py), showing text but sorting on raw values."""
+"""StatsTable: a table of the spec (present/table_spec.py), showing text, sorting on raw values."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.cells import cell_len
+from rich.console import JustifyMethod
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.coordinate import Coordinate
@@ -13,27 +15,25 @@ from textual.geometry import Region
 from textual.widgets import DataTable
 from textual.widgets.data_table import RowDoesNotExist
 
-from tui.model.present.tables import Column, Row, ScopeReport, Totals
+from tui.model.analysis.kernels import KernelStat
+from tui.model.analysis.ops import OpStat
+from tui.model.present import vocabulary as v
+from tui.model.present.table_spec import Column
+from tui.model.present.tables import AnyScopeReport
 from tui.model.text import printable
 
 CELLS_KEPT = 8  # reports whose cells are kept
 # Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
 # (the trace keeps them), and making the cells is half the cost of filling the table.
-_CELLS: OrderedDict[tuple[int, int, bool], tuple[ScopeReport, dict[str, list[Text]], list[int]]] = (
-    OrderedDict()
-)
+_CELLS: OrderedDict[
+    tuple[int, int, bool], tuple[AnyScopeReport, dict[str, list[Text]], list[int]]
+] = OrderedDict()
 NAME_CELLS = 48  # kernel names run to hundreds of characters: the table shows their start
 SHAPES_CELLS = 40  # so are the input shapes of an op with many inputs
 # At 80 columns these come first (the rest scroll into view to their right).
-NARROW_FIRST = (
-    "Name",
-    "Input Shapes",
-    "Self CPU",
-    "CPU total",
-    "Self CUDA",
-    "CUDA total",
-    "# of Calls",
-)
+NARROW_FIRST = (v.NAME, v.INPUT_SHAPES, v.SELF_CPU, v.CPU_TOTAL, v.SELF_CUDA, v.CUDA_TOTAL, v.CALLS)
+# Cut to a width in the pane (the column's key: its width).
+CUT = {"name": NAME_CELLS, "shapes": SHAPES_CELLS}
 NARROW_BELOW = 120  # columns
 
 
@@ -53,7 +53,7 @@ class StatsTable(DataTable[Text]):
     def __init__(self, *, id: str | None = None) -> None:
         # The Name column stays in view while the others scroll right.
         super().__init__(cursor_type="row", zebra_stripes=True, fixed_columns=1, id=id)
-        self.report: ScopeReport | None = None
+        self.report: AnyScopeReport | None = None
         self.name_width = NAME_CELLS
         self.narrow = False
         self.table_name = ""
@@ -61,15 +61,26 @@ class StatsTable(DataTable[Text]):
         self.sort_column = -1  # the column pressed, which shows the mark (-1: the default's)
         self.descending = True
         self.filter_text = ""
-        self._shown: list[Row] = []
+        self._shown: Sequence[OpStat | KernelStat] = []
 
     @property
-    def columns_spec(self) -> list[Column]:
-        columns = self.report.columns if self.report is not None else []
+    def columns_spec(self) -> list[Column[OpStat] | Column[KernelStat]]:
+        """The spec's columns shown, in the pane's order."""
+        if self.report is None:
+            return []
+        columns = self.report.columns
+        return [columns[i] for i in self.column_order]
+
+    @property
+    def column_order(self) -> list[int]:
+        """The spec's shown columns, by index, in the pane's order (at 80 columns the
+        NARROW_FIRST ones first)."""
+        headers = [c.header for c in self.report.columns] if self.report is not None else []
+        everything = list(range(len(headers)))
         if not self.narrow:
-            return columns
-        first = [c for h in NARROW_FIRST for c in columns if c.header == h]
-        return first + [c for c in columns if c not in first]
+            return everything
+        first = [i for h in NARROW_FIRST for i in everything if headers[i] == h]
+        return first + [i for i in everything if i not in first]
 
     def fit_width(self, width: int) -> None:
         """Columns and the Name cut for a pane `width` columns wide."""
@@ -80,7 +91,7 @@ class StatsTable(DataTable[Text]):
             self.narrow, self.name_width = narrow, name_width
             self._fill()
 
-    def show(self, report: ScopeReport, keep_place: bool = False) -> None:
+    def show(self, report: AnyScopeReport, keep_place: bool = False) -> None:
         """New rows (a new scope or table kind: to the top, unless `keep_place`); a new kind
         starts from its default sort."""
         new_kind = report.table.name != self.table_name
@@ -99,17 +110,18 @@ class StatsTable(DataTable[Text]):
         self.action_first_row()
 
     def action_sort_by(self, column: int) -> None:
-        columns = self.columns_spec
-        if column >= len(columns):
+        order = self.column_order
+        if self.report is None or column >= len(order):
             return
-        key = columns[column].key
+        spec = self.report.columns[order[column]]
+        key = spec.key
         pressed_again = column == self.sort_column or (
-            self.sort_column < 0 and key == self.sort_key and columns[column].share_of is None
+            self.sort_column < 0 and key == self.sort_key and spec.share_of is None
         )
         if pressed_again:
             self.descending = not self.descending
         else:
-            self.descending = columns[column].numeric  # times and counts: largest first
+            self.descending = spec.numeric  # times and counts: largest first
         self.sort_key, self.sort_column = key, column
         self._fill(reveal=column)
         self.action_first_row()  # the new top rows are what a sort is pressed for
@@ -125,18 +137,11 @@ class StatsTable(DataTable[Text]):
         event.stop()
         self.action_sort_by(event.column_index)
 
-    def visible_rows(self) -> list[Row]:
+    def visible_rows(self) -> Sequence[OpStat | KernelStat]:
         """The rows shown, in order (after the filter and the sort)."""
         if self.report is None:
             return []
-        rows = [
-            r
-            for r in self.report.rows
-            if not self.filter_text or self.filter_text in r.key.casefold()
-        ]
-        column = self.report.table.column(self.sort_key)
-        rows.sort(key=column.value, reverse=self.descending)
-        return rows
+        return self.report.ordered(self.sort_key, self.descending, self.filter_text)
 
     def _fill(self, reveal: int = -1, from_left: bool = False) -> None:
         """Rows and columns again, keeping the cursor's row and the columns' scroll (unless
@@ -150,7 +155,8 @@ class StatsTable(DataTable[Text]):
         if self.report is None:
             return
         cells, widths = self._report_cells(self.report)
-        for i, column in enumerate(self.columns_spec):
+        for i, at in enumerate(self.column_order):
+            column = self.report.columns[at]
             if self.sort_column >= 0:
                 sorted_here = i == self.sort_column
             else:
@@ -179,24 +185,23 @@ class StatsTable(DataTable[Text]):
             region = Region(x, int(self.scroll_y) + offset.top, width, 1)
             self.scroll_to_region(region, animate=False, spacing=offset, force=True)
 
-    def _report_cells(self, report: ScopeReport) -> tuple[dict[str, list[Text]], list[int]]:
+    def _report_cells(self, report: AnyScopeReport) -> tuple[dict[str, list[Text]], list[int]]:
         """Each row's cells, and each column's widest cell."""
         key = (id(report), self.name_width, self.narrow)
         kept = _CELLS.get(key)
         if kept is not None and kept[0] is report:
             _CELLS.move_to_end(key)
             return kept[1], kept[2]
-        totals = report.totals
-        columns = self.columns_spec
+        order = self.column_order
+        columns = [report.columns[i] for i in order]
+        widths_cut = [self.name_width if c.key == "name" else CUT.get(c.key, 0) for c in columns]
+        justify: list[JustifyMethod] = ["right" if c.numeric else "left" for c in columns]
         cells = {
-            row.key: [
-                Text(
-                    printable(_cell(row, c, totals, self.name_width)),
-                    justify="right" if c.numeric else "left",
-                )
-                for c in columns
+            key: [
+                Text(printable(_cut(text, cut) if cut else text), justify=side)
+                for text, cut, side in zip(texts, widths_cut, justify, strict=True)
             ]
-            for row in report.rows
+            for key, texts in report.texts(order).items()
         }
         widths = [0] * len(columns)
         for row_cells in cells.values():
@@ -206,17 +211,9 @@ class StatsTable(DataTable[Text]):
             _CELLS.popitem(last=False)
         return cells, widths
 
-    def row_at_cursor(self) -> Row | None:
+    def row_at_cursor(self) -> OpStat | KernelStat | None:
         shown = self._shown
         return shown[self.cursor_row] if 0 <= self.cursor_row < len(shown) else None
-
-
-def _cell(row: Row, column: Column, totals: Totals, name_width: int) -> str:
-    if column.key == "name":
-        return _cut(row.name, name_width)
-    if column.key == "shapes":
-        return _cut(row.shapes, SHAPES_CELLS)
-    return column.text(row, totals)
 
 
 def _cut(name: str, width: int) -> str:

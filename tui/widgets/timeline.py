@@ -2,67 +2,153 @@
 
 The GPU streams holding work are pinned above the rest (which scroll), and CPU lanes with
 Python frames start folded (see present/rows.py), so that the first screen of any trace shows
-the GPU and the threads launching its work. Drawing is the LaneCanvas's (lane_canvas.py).
+the GPU and the threads launching its work.
+
+The Timeline is the controller: it takes the keys and the mouse, owns the selection
+(timeline_selection.py), the window and the lanes' shapes (timeline_scene.py), and after
+each change hands its LaneCanvas (lane_canvas.py), which only draws, a View of them.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import ClassVar, Generic, TypeAlias, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.strip import Strip
+from textual.widget import Widget
 
-from tui.model.analysis.graphs import graphs, replay_of
-from tui.model.analysis.memory import peaks
+from tui.model.analysis.gaps import Gaps
 from tui.model.present import navigate as nav
 from tui.model.present.raster import slice_at
-from tui.model.present.rows import COLLAPSED, FOLDED, FULL, Row
-from tui.model.text import printable, shown
-from tui.model.timescale import format_bytes, format_duration, format_time
+from tui.model.present.rows import FOLDED, FULL, DisplayRow, LaneRows
+from tui.model.text import shown
+from tui.model.trace import Trace
 from tui.screens.error import guarded
+from tui.widgets import timeline_keys as keys
+from tui.widgets import timeline_messages as messages
+from tui.widgets import timeline_moves as moves
 from tui.widgets.lane_canvas import LaneCanvas
+from tui.widgets.timeline_range import RangeMarker, range_said
+from tui.widgets.timeline_scene import Scene
+from tui.widgets.timeline_selection import Selection
+from tui.widgets.timeline_view import View
 
 ZOOM_STEP = 0.5
-VISIBLE_CELLS = 8  # a search match narrower than 2 cells is zoomed to this many
 SAID_CHARS = 160  # a message about a key: two lines of a narrow screen at most
+T = TypeVar("T")
 
 
-class Timeline(LaneCanvas):
+class Via(Generic[T]):
+    """A read-only attribute that is a part's: `Via("canvas", "cells_width")`."""
+
+    def __init__(self, part: str, name: str) -> None:
+        self.part, self.name = part, name
+
+    def __get__(self, owner: object, kind: type | None = None) -> T:
+        if owner is None:  # looked up on the class
+            return cast(T, self)
+        return cast(T, getattr(getattr(owner, self.part), self.name))
+
+    def __set__(self, owner: object, value: T) -> None:  # never shadowed by an instance's
+        raise AttributeError(f"{self.name} is the {self.part}'s: change it there")
+
+
+class Timeline(Widget, can_focus=True):
     """The lanes, with keys to move, select, follow flows, search and measure."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("w", "zoom(0.5)", "Zoom in", show=False),
-        Binding("s", "zoom(2.0)", "Zoom out", show=False),
-        Binding("a", "pan(-0.25)", "Pan left", show=False),
-        Binding("d", "pan(0.25)", "Pan right", show=False),
-        Binding("0", "fit_home", "Fit the steps", show=False),
-        Binding("right_parenthesis", "fit_all", "Fit the whole file", show=False),
-        Binding("f", "fit_selection", "Fit slice"),
-        Binding("up,k", "move_row(-1)", "Row up", show=False),
-        Binding("down,j", "move_row(1)", "Row down", show=False),
-        Binding("K", "move_lane(-1)", "Previous lane", show=False),
-        Binding("J", "move_lane(1)", "Next lane", show=False),
-        Binding("h", "gpu_and_back", "GPU/CPU"),
-        Binding("left,comma", "sibling(-1)", "Previous slice", show=False),
-        Binding("right,full_stop", "sibling(1)", "Next slice", show=False),
-        Binding("enter", "child", "First child", show=False),
-        Binding("backspace", "parent", "Parent", show=False),
-        Binding(
-            "right_square_bracket", "follow(True)", "Follow flow (op: its first kernel)", show=False
-        ),
-        Binding("left_square_bracket", "follow(False)", "Flow back", show=False),
-        Binding("n", "match(1)", "Next match", show=False),
-        Binding("N", "match(-1)", "Previous match", show=False),
-        Binding("g", "next_gap", "Next idle gap"),
-        Binding("c", "toggle_lane", "Collapse lane", show=False),
-        Binding("e", "toggle_python", "Python frames of the lane", show=False),
-        Binding("p", "toggle_pin", "Pin lane", show=False),
-        Binding("r", "mark_range", "Mark range", show=False),
-        Binding("R", "clear_range", "Clear range", show=False),
-        Binding("m", "peak_memory", "Peak memory", show=False),
-    ]
+    DEFAULT_CSS = """
+    Timeline { width: 1fr; height: 1fr; }
+    Timeline > LaneCanvas { width: 1fr; height: 1fr; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = keys.BINDINGS
+
+    SelectionChanged: TypeAlias = messages.SelectionChanged
+    WindowChanged: TypeAlias = messages.WindowChanged
+
+    def __init__(self, trace: Trace, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.scene = Scene(trace)
+        self.selection = Selection()
+        self.range = RangeMarker()
+        self.window = nav.home_window(trace)
+        self.cursor = self.scene.first_row()  # display row
+        self.searched = ""  # the last search's text
+        self.matches = np.zeros(0, np.int64)
+        self._match_mask: npt.NDArray[np.bool_] | None = None
+        self._pins_fitted = False  # the default pins are fitted to the first height seen
+        self.gap_step = -1  # `g`: the last idle gap gone to, in largest_first order
+        self.h_from: tuple[int, int] | None = None  # (lane, level) `h` goes back to
+        self._saying: str | None = None  # what the key being handled will say
+        self.canvas = LaneCanvas(self.scene, self._view())
+
+    def compose(self) -> ComposeResult:
+        yield self.canvas
+
+    # --- what the canvas shows, and the scene's parts callers read --------------------------
+
+    def _view(self) -> View:
+        sel = self.selection
+        return View(
+            self.window,
+            self.cursor,
+            sel.slice,
+            sel.gap,
+            tuple(sel.partners),
+            frozenset(sel.partner_rows),
+            self._match_mask,
+        )
+
+    def _show(self) -> None:
+        self.canvas.show(self._view())
+
+    # Read by the app, the panes and the tests: the scene's parts, the selection, and the
+    # canvas's geometry (the ruler's cells are the canvas's).
+    trace: Via[Trace] = Via("scene", "trace")
+    lanes: Via[LaneRows] = Via("scene", "lanes")
+    rows: Via[list[DisplayRow]] = Via("scene", "rows")
+    pinned: Via[tuple[int, ...]] = Via("scene", "pinned")
+    pinned_rows: Via[int] = Via("scene", "pinned_rows")
+    kinds: Via[npt.NDArray[np.int8]] = Via("scene", "kinds")
+    gaps: Via[Gaps] = Via("scene", "gaps")
+    marked: Via[tuple[int, int] | None] = Via("range", "marked")  # the measured range
+    selected: Via[int] = Via("selection", "slice")  # slice row, -1 for none
+    selected_gap: Via[int] = Via("selection", "gap")
+    partners: Via[list[int]] = Via("selection", "partners")
+    draw_width: Via[int] = Via("canvas", "draw_width")
+    view_height: Via[int] = Via("canvas", "view_height")
+    gutter_width: Via[int] = Via("canvas", "gutter_width")
+    cells_width: Via[int] = Via("canvas", "cells_width")
+    fixed_rows: Via[int] = Via("canvas", "fixed_rows")
+
+    def row_at(self, y: int) -> int:
+        return self.canvas.row_at(y)
+
+    def time_at(self, x: int) -> int:
+        return self.canvas.time_at(x)
+
+    def render_line(self, y: int) -> Strip:
+        """Line `y` as the canvas draws it."""
+        return self.canvas.render_line(y)
+
+    def on_lane_canvas_area_changed(self, message: LaneCanvas.AreaChanged) -> None:
+        message.stop()
+        if message.resized and not self._pins_fitted and self.canvas.size.height > 0:
+            self._pins_fitted = True
+            self.scene.fit_pins(self.canvas.view_height)
+            self.cursor = self.scene.first_row()
+            self._show()
+            if self.cursor >= self.canvas.view_height - 2:  # scrolled to: its lane on top
+                self.canvas.scroll_to(
+                    y=self.cursor - self.canvas.fixed_rows, animate=False, force=True
+                )
+        self._window_changed()
+
+    def _window_changed(self) -> None:
+        self.post_message(self.WindowChanged(self.window, self.gutter_width, self.marked))
 
     # --- state changes --------------------------------------------------------------------
 
@@ -70,89 +156,48 @@ class Timeline(LaneCanvas):
         if window != self.window:
             self._hush()
             self.window = window
-            self._invalidate()
+            self._show()
             self._window_changed()
-
-    def _show_row_of(self, slice_row: int) -> None:
-        """Make the slice's row drawn: expand its lane where its shape hides it."""
-        lane = self.trace.lane_of(slice_row).index
-        if self.lanes.level_of(slice_row) < 0:
-            mode = self.lanes.mode(lane)
-            self.lanes.modes[lane] = FOLDED if mode == COLLAPSED else FULL
-            if self.lanes.level_of(slice_row) < 0:
-                self.lanes.modes[lane] = FULL
-            self._relayout()
 
     def select(self, slice_row: int, *, reveal: bool = True) -> None:
         """Select a slice (-1 for none), move the row cursor to it and bring it into view."""
-        self.selected, self._remembered = slice_row, -1
-        self.selected_gap = -1
-        self.partners = []
         if slice_row >= 0:
-            self._show_row_of(slice_row)
-            lane = self.trace.lane_of(slice_row).index
-            self.cursor = self._row_of[(lane, self.lanes.level_of(slice_row))]
-            self.partners = nav.linked_forward(self.trace, slice_row) + nav.linked_back(
-                self.trace, slice_row
-            )
+            self.scene.show_row_of(slice_row)
+        self.selection.take_slice(self.scene, slice_row)
+        if slice_row >= 0:
+            self.cursor = self.scene.row_index(slice_row)
+            self._show()
             if reveal:
-                self._reveal(slice_row)
-        self._mark_partner_rows()
-        self._after_selection()
-
-    def _mark_partner_rows(self) -> None:
-        rows = set()
-        for p in self.partners:
-            level = self.lanes.level_of(p)
-            if level >= 0:
-                rows.add((self.trace.lane_of(p).index, level))
-        self._partner_rows = rows
+                window = moves.reveal(self.trace, self.window, slice_row, self.partners)
+                if window is not None:
+                    self.set_window(window)
+        self.after_selection()
 
     def select_gap(self, gap: int) -> None:
-        self.selected, self.selected_gap, self.partners = -1, gap, []
-        self._partner_rows = set()
-        work = int(self.gaps.next_work[gap])
-        self._show_row_of(work)
-        lane = int(self.gaps.lane[gap])
-        level = self._gap_row(lane)
-        self.cursor = self._row_of[(lane, level if level >= 0 else self.lanes.level_of(work))]
-        start, end = int(self.gaps.start[gap]), int(self.gaps.end[gap])
+        self.selection.take_gap(gap)
+        gaps = self.gaps
+        work = int(gaps.next_work[gap])
+        self.scene.show_row_of(work)
+        lane = int(gaps.lane[gap])
+        level = self.scene.gap_row(lane)
+        self.cursor = self.scene.row_of[(lane, level if level >= 0 else self.lanes.level_of(work))]
+        self._show()
+        start, end = int(gaps.start[gap]), int(gaps.end[gap])
         self.set_window(nav.fit(start, end - start, self.trace.span_ns))
-        self._after_selection()
+        self.after_selection()
 
-    def _after_selection(self) -> None:
+    def after_selection(self) -> None:
         self._hush()
         # Only the rows holding the old and new selection (or cursor) change: the strip cache
         # is keyed on those, so everything else is a cache hit.
-        self.refresh()
-        self.scroll_to_row(self.cursor)
+        self._show()
+        self.canvas.scroll_to_row(self.cursor)
         # After a relayout the scroll range grows only on the next refresh: scroll again then.
-        self.call_after_refresh(self.scroll_to_row, self.cursor)
+        self.call_after_refresh(self.canvas.scroll_to_row, self.cursor)
         row = self.rows[self.cursor] if self.rows else None
         counter = row.counter if row is not None else -1
         self.post_message(
             self.SelectionChanged(self.selected, self.selected_gap, counter, self.window)
-        )
-
-    def _reveal(self, slice_row: int) -> None:
-        """Pan (keeping the zoom) so that the slice is on screen, and its flow partners too
-        when they fit."""
-        s = self.trace.slices
-        t0, t1 = self.window
-        width = t1 - t0
-        start, end = int(s.start[slice_row]), int(s.end[slice_row])
-        lo = min([start, *(int(s.start[p]) for p in self.partners)])
-        hi = max([end, *(int(s.end[p]) for p in self.partners)])
-        if lo >= t0 and hi <= t1:
-            return
-        if hi - lo <= width * 0.9:  # both fit: centre the pair
-            middle = (lo + hi) / 2
-        elif start + (end - start) < t0 or start > t1:
-            middle = start
-        else:
-            return
-        self.set_window(
-            nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
         )
 
     def set_search(self, text: str) -> int:
@@ -162,7 +207,7 @@ class Timeline(LaneCanvas):
         self.set_matches(nav.search(self.trace, text))
         first = nav.first_match_from(self.trace, self.matches, self.window[0])
         if first >= 0:
-            self._show_match(first)
+            self.show_match(first)
         return len(self.matches)
 
     def match_position(self) -> tuple[int, int]:
@@ -170,19 +215,12 @@ class Timeline(LaneCanvas):
         where = np.flatnonzero(self.matches == self.selected)
         return (int(where[0]) + 1 if len(where) else 0), len(self.matches)
 
-    def _show_match(self, row: int) -> None:
+    def show_match(self, row: int) -> None:
         """Select a match, zoomed in until it is wide enough to see."""
         self.select(row)
-        dur = int(self.trace.slices.dur[row])
-        t0, t1 = self.window
-        if dur > t1 - t0:  # wider than the view: all of it
-            self.set_window(nav.fit(int(self.trace.slices.start[row]), dur, self.trace.span_ns))
-        elif dur > 0 and dur * self.cells_width < 2 * (t1 - t0):
-            width = max(dur * self.cells_width / VISIBLE_CELLS, nav.MIN_WINDOW_NS)
-            middle = int(self.trace.slices.start[row]) + dur / 2
-            self.set_window(
-                nav.clamp_window(middle - width / 2, middle + width / 2, self.trace.span_ns)
-            )
+        window = moves.match_window(self.trace, self.window, row, self.cells_width)
+        if window is not None:
+            self.set_window(window)
 
     def set_matches(self, rows: npt.NDArray[np.int64]) -> None:
         """Highlight these slices (sorted by start); `n`/`N` walk them."""
@@ -193,7 +231,7 @@ class Timeline(LaneCanvas):
             self._match_mask = mask
         else:
             self._match_mask = None
-        self._invalidate()
+        self._show()
 
     def show_longest(self, rows: npt.NDArray[np.int64]) -> None:
         """Select the longest of these slices and fit the view to it."""
@@ -223,275 +261,29 @@ class Timeline(LaneCanvas):
 
     # --- actions --------------------------------------------------------------------------
 
-    @guarded
-    def action_zoom(self, factor: float) -> None:
-        center = None
-        if self.selected >= 0:
-            s = self.trace.slices
-            mid = int(s.start[self.selected]) + int(s.dur[self.selected]) // 2
-            if self.window[0] <= mid <= self.window[1]:
-                center = mid
-        window = nav.zoom(self.window, factor, center, self.trace.span_ns)
-        if window == self.window:
-            self.say("Zoomed in as far as it goes." if factor < 1 else "The whole trace is shown.")
-        self.set_window(window)
+    # What the window and movement keys do is in timeline_keys.py, beside their bindings.
+    action_zoom = keys.zoom
+    action_pan = keys.pan
+    action_fit_home = keys.fit_home
+    action_fit_all = keys.fit_all
+    action_fit_selection = keys.fit_selection
+    action_move_row = keys.move_row
+    action_move_lane = keys.move_lane
+    action_gpu_and_back = keys.gpu_and_back
+    action_sibling = keys.sibling
+    action_child = keys.child
+    action_parent = keys.parent
+    action_follow = keys.follow
+    action_match = keys.match
+    action_next_gap = keys.next_gap
+    action_peak_memory = keys.peak_memory
 
-    @guarded
-    def action_pan(self, fraction: float) -> None:
-        window = nav.pan(self.window, fraction, self.trace.span_ns)
-        if window == self.window:
-            self.say("At the end of the trace." if fraction > 0 else "At the start of the trace.")
-        self.set_window(window)
-
-    @guarded
-    def action_fit_home(self) -> None:
-        window = nav.home_window(self.trace)
-        if window == self.window:
-            self.say("Already showing the steps (or the bulk of the trace); ) for all of it.")
-        self.set_window(window)
-
-    @guarded
-    def action_fit_all(self) -> None:
-        window = (0, max(self.trace.span_ns, 1))
-        if window == self.window:
-            self.say("Already showing the whole file.")
-        self.set_window(window)
-
-    @guarded
-    def action_fit_selection(self) -> None:
-        if self.selected >= 0:
-            s = self.trace.slices
-            self.set_window(
-                nav.fit(int(s.start[self.selected]), int(s.dur[self.selected]), self.trace.span_ns)
-            )
-        elif self.selected_gap >= 0:
-            self.select_gap(self.selected_gap)
-        else:
-            self.say("Nothing selected to fit: select a slice or a gap first.")
-
-    def _go_to_row(self, target: int) -> None:
-        """Move the cursor to a display row, selecting the slice nearest in time there."""
-        row = self.rows[target]
-        if row.lane < 0 and row.counter < 0:
-            return
-        if row.counter < 0:
-            t0, t1 = self.window
-            t = nav.focus_time(self.trace, self.selected, self.window)
-            found = slice_at(self.lanes.get(row.lane, row.level), t, tolerance=t1 - t0)
-            if found >= 0:
-                self.select(found, reveal=False)
-                return
-        self.cursor = target
-        self.selected, self.selected_gap, self.partners = -1, -1, []
-        self._partner_rows = set()
-        self._after_selection()
-        if row.counter < 0:
-            self.say("Nothing on this row in view (left/right find its slices).")
-
-    @guarded
-    def action_move_row(self, delta: int) -> None:
-        target = nav.row_move(self.rows, self.cursor, delta)
-        if target is None:
-            self.say("No more rows " + ("below." if delta > 0 else "above."))
-            return
-        self._go_to_row(target)
-
-    @guarded
-    def action_move_lane(self, delta: int) -> None:
-        target = nav.lane_move(self.rows, self.cursor, delta)
-        if target is None:
-            self.say("No more lanes " + ("below." if delta > 0 else "above."))
-            return
-        self._go_to_row(target)
-
-    @guarded
-    def action_gpu_and_back(self) -> None:
-        """From a CPU row to the GPU (the selection's kernels, else the first GPU lane), and
-        from the GPU back (to the selected work's launch, else where `h` came from)."""
-        row = self._cursor_row()
-        on_gpu = row.lane >= 0 and self.trace.lanes[row.lane].kind == "gpu"
-        if on_gpu:
-            back = nav.launch_of_work(self.trace, self.selected) if self.selected >= 0 else -1
-            if back >= 0:
-                self.select(back)
-            elif self._cpu_row is not None and self._cpu_row in self._row_of:
-                self._go_to_row(self._row_of[self._cpu_row])
-            else:
-                self.say("No CPU row to go back to: select a kernel with a launch.")
-            return
-        if row.lane >= 0:
-            self._cpu_row = (row.lane, row.level)
-        work = nav.caused_work(self.trace, self.selected) if self.selected >= 0 else []
-        if work:
-            self.select(work[0])
-            return
-        gpu = next((r.lane for r in self.rows if r.lane >= 0 and self._is_gpu(r.lane)), None)
-        if gpu is None:
-            self.say("This trace has no GPU lane.")
-        else:  # its row of work, not of annotations
-            self._go_to_row(self._row_of[(gpu, max(self._gap_row(gpu), 0))])
-
-    def _is_gpu(self, lane: int) -> bool:
-        return self.trace.lanes[lane].kind == "gpu"
-
-    @guarded
-    def action_sibling(self, delta: int) -> None:
-        row = self._cursor_row()
-        if row.lane < 0:
-            self.say("Move to a lane's row first (up/down).")
-            return
-        found = nav.sibling(self.lanes.get(row.lane, row.level), self.selected, delta, self.window)
-        if found >= 0:
-            self.select(found)
-        else:
-            self.say(
-                "No more slices on this row " + ("to the right." if delta > 0 else "to the left.")
-            )
-
-    @guarded
-    def action_child(self) -> None:
-        if self.selected < 0:
-            self.say("Select a slice first (left/right, or click).")
-            return
-        lane = self.trace.lane_of(self.selected).index
-        if self.lanes.mode(lane) == COLLAPSED:
-            if not len(nav.children(self.trace, self.selected)):
-                self.say("This slice has nothing under it.")
-                return
-            self.lanes.modes[lane] = self._expanded_mode(lane)
-            self._relayout()
-            if self.lanes.level_of(self.selected) < 0:
-                self.lanes.modes[lane] = FULL
-                self._relayout()
-            self.select(self.selected)
-        level = self.lanes.level_of(self.selected)
-        found = (
-            nav.first_inside(self.trace, self.lanes.get(lane, level + 1), self.selected)
-            if level + 1 < self.lanes.count(lane)
-            else -1
-        )
-        if found >= 0:
-            self.select(found)
-        else:
-            self.say("This slice has nothing under it.")
-
-    @guarded
-    def action_parent(self) -> None:
-        if self.selected < 0:
-            self.say("Select a slice first (left/right, or click).")
-            return
-        lane = self.trace.lane_of(self.selected).index
-        level = self.lanes.level_of(self.selected)
-        found = (
-            nav.holder(self.trace, self.lanes.get(lane, level - 1), self.selected)
-            if level > 0
-            else -1
-        )
-        if found < 0:  # nothing drawn above it: its parent may be folded away (select opens it)
-            found = int(self.trace.slices.parent[self.selected])
-        if found >= 0:
-            self.select(found)
-        else:
-            self.say("This slice is at the top of its lane.")
-
-    @guarded
-    def action_follow(self, forward: bool) -> None:
-        if self.selected < 0:
-            self.say("Select a launch, a kernel or an op first.")
-            return
-        if forward and self._into_graph_replay():
-            return
-        if forward:
-            linked = nav.launched_work(self.trace, self.selected) or (
-                nav.caused_work(self.trace, self.selected)
-                if self.trace.lane_of(self.selected).kind == "cpu"
-                else []
-            )
-            linked = linked or nav.flows_forward(self.trace, self.selected)
-        else:
-            launch = nav.launch_of_work(self.trace, self.selected)
-            linked = [launch] if launch >= 0 else nav.flows_back(self.trace, self.selected)
-        if linked:
-            self.select(linked[0])
-        else:
-            self.say(
-                "No flow from this slice, and nothing under it launched GPU work."
-                if forward
-                else "No flow leads to this slice."
-            )
-
-    def _into_graph_replay(self) -> bool:
-        """`]` on a CUDA graph launch: its first kernel, with every kernel of the replay as the
-        matches that n and N walk."""
-        found = graphs(self.trace)
-        at = replay_of(found, self.selected)
-        if at is None or at[2] >= 0:
-            return False
-        replay = found.replays[at[0]]
-        self.set_matches(replay.work)
-        self.select(int(replay.work[0]))
-        label = found.graphs[replay.graph].label
-        self.say(f"{label}: kernel 1 of {len(replay.work):,} of this replay; n, N walk them")
-        return True
-
-    @guarded
-    def action_match(self, delta: int) -> None:
-        found = nav.next_match(self.trace, self.matches, self.selected, delta, self.window[0])
-        if found < 0:
-            self.say(
-                f"No slice name contains {printable(self.searched)!r}: / to search again."
-                if self.searched
-                else "No search yet: press / to search slice names."
-            )
-            return
-        self._show_match(found)
-        k, n = self.match_position()
-        self.say(f"match {k:,} of {n:,}: {self.trace.slice_name(found)}")
-
-    @guarded
-    def action_next_gap(self) -> None:
-        if not len(self.gap_order):
-            self.say("No idle gaps: this trace has no GPU work, or it never idles.")
-            return
-        self._gap_step = (self._gap_step + 1) % len(self.gap_order)
-        self.select_gap(int(self.gap_order[self._gap_step]))
-
-    @guarded
-    def action_peak_memory(self) -> None:
-        """Select the op running when allocated memory peaked (GPU first), and show it."""
-        found = peaks(self.trace)
-        if not found:
-            self.say("This trace has no memory records (profile with profile_memory=True).")
-            return
-        peak = max(found, key=lambda p: (p.device != "cpu", p.allocated))
-        counter = next(
-            (i for i, c in enumerate(self.counters) if c.name == f"{peak.device} allocated"), -1
-        )
-        window = None
-        if counter >= 0:  # the climb to the peak, not a flat stretch at its top
-            series = self.counters[counter]
-            window = nav.rise_window(series.ts, series.values, peak.ts, self.trace.span_ns)
-        if window is None and peak.op >= 0:  # no climb in the trace: the op allocating it
-            s = self.trace.slices
-            window = nav.fit(int(s.start[peak.op]), int(s.dur[peak.op]), self.trace.span_ns)
-        if window is None:
-            width = self.window[1] - self.window[0]
-            window = nav.clamp_window(peak.ts - width / 2, peak.ts + width / 2, self.trace.span_ns)
-        if peak.op >= 0:
-            self.select(peak.op, reveal=False)
-        self.set_window(window)
-        row = next((i for i, r in enumerate(self.rows) if r.counter == counter >= 0), -1)
-        if row >= 0:  # its memory row on screen too, the op's kept when both cannot be
-            self.scroll_to_row(row)
-            self.scroll_to_row(self.cursor)
-        self.say(f"Peak {peak.device}: {format_bytes(peak.allocated)} allocated")
-
-    def _cursor_row(self) -> Row:
+    def cursor_row(self) -> DisplayRow:
         """The row under the cursor (a blank header row when the trace has no rows at all)."""
-        return self.rows[self.cursor] if self.rows else Row(-1, -1, 0)
+        return self.rows[self.cursor] if self.rows else DisplayRow(-1, -1, 0)
 
     def _cursor_lane(self) -> int:
-        row = self._cursor_row()
+        row = self.cursor_row()
         if row.lane < 0:
             self.say(
                 "Move to a lane's row first (up/down)." if self.rows else "This trace has no lanes."
@@ -501,53 +293,20 @@ class Timeline(LaneCanvas):
     def _reshaped(self, lane: int) -> None:
         """After a lane's shape or pin changed: keep the selection, or where it is hidden now,
         select what is drawn over it (the collapsed stretch, the innermost frame)."""
-        if self._remembered >= 0 and self.lanes.level_of(self._remembered) >= 0:
-            self.selected, self._remembered = self._remembered, -1
-        elif self.selected >= 0 and self.lanes.level_of(self.selected) < 0:
-            self._remembered = self.selected
-            self.selected = self._drawn_over(self.selected)
-        self.partners = (
-            nav.linked_forward(self.trace, self.selected)
-            + nav.linked_back(self.trace, self.selected)
-            if self.selected >= 0
-            else []
-        )
-        self._relayout()
-        self._mark_partner_rows()
+        self.selection.reshaped(self.scene)
+        self.scene.relayout()
         if self.selected >= 0:
-            self.cursor = self._row_of[
-                (self.trace.lane_of(self.selected).index, self.lanes.level_of(self.selected))
-            ]
+            self.cursor = self.scene.row_index(self.selected)
         else:
-            self.cursor = self._row_of.get((lane, 0), 0)
-        self._after_selection()
-
-    def _drawn_over(self, hidden: int) -> int:
-        """The deepest slice drawn at a hidden slice's start in its lane, -1 for none."""
-        lane = self.trace.lane_of(hidden).index
-        t = int(self.trace.slices.start[hidden])
-        for level in reversed(range(self.lanes.count(lane))):
-            found = slice_at(self.lanes.get(lane, level), t)
-            if found >= 0:
-                return found
-        return -1
+            self.cursor = self.scene.row_of.get((lane, 0), 0)
+        self.after_selection()
 
     @guarded
     def action_toggle_lane(self) -> None:
         lane = self._cursor_lane()
-        if lane < 0:
-            return
-        if self.lanes.mode(lane) == COLLAPSED:
-            self.lanes.modes[lane] = self._expanded_mode(lane)
-        else:
-            self._before_collapse[lane] = self.lanes.mode(lane)
-            self.lanes.modes[lane] = COLLAPSED
-        self._reshaped(lane)
-
-    def _expanded_mode(self, lane: int) -> str:
-        """The shape a collapsed lane opens to: the one it had, else its default."""
-        mode = self._before_collapse.pop(lane, self.lanes.default_mode(lane))
-        return FULL if mode == COLLAPSED else mode
+        if lane >= 0:
+            self.scene.toggle_collapsed(lane)
+            self._reshaped(lane)
 
     @guarded
     def action_toggle_python(self) -> None:
@@ -568,77 +327,66 @@ class Timeline(LaneCanvas):
     @guarded
     def action_toggle_pin(self) -> None:
         lane = self._cursor_lane()
-        if lane < 0:
-            return
-        name = self.trace.lanes[lane].name
-        if lane in self.pinned:
-            self.pinned = tuple(p for p in self.pinned if p != lane)
-            process = self.trace.processes[self.trace.lanes[lane].process].name
-            self.say(f"{name} unpinned: back in its place under {process}")
-        else:
-            self.pinned = tuple(sorted((*self.pinned, lane)))  # in the trace's lane order
-            self.say(f"{name} pinned on top")
-        self._reshaped(lane)
+        if lane >= 0:
+            self.say(self.scene.toggle_pinned(lane))
+            self._reshaped(lane)
 
     @guarded
     def action_mark_range(self) -> None:
         """Add the selection (else the view's centre) to the range being measured."""
-        s = self.trace.slices
-        if self.selected >= 0:
-            here = (int(s.start[self.selected]), int(s.end[self.selected]))
-        elif self.selected_gap >= 0:
-            here = (int(self.gaps.start[self.selected_gap]), int(self.gaps.end[self.selected_gap]))
-        else:
-            middle = sum(self.window) // 2
-            here = (middle, middle)
-        if self._mark_from is None:
-            self._mark_from = here
-            self.set_marked(here if here[1] > here[0] else None)
-            self.say(
-                f"Range from +{format_time(here[0])}: select another slice (or move) and press r "
-                "again."
-            )
-            return
-        lo, hi = min(self._mark_from[0], here[0]), max(self._mark_from[1], here[1])
-        if hi <= lo:  # the same point twice
-            self.say("A range needs two points apart: select another slice, or move, first.")
-            return
-        self._mark_from = None
-        self.set_marked((lo, hi))
+        s, gaps, middle = self.trace.slices, self.gaps, sum(self.window) // 2
+        here = (
+            (int(s.start[self.selected]), int(s.end[self.selected]))
+            if self.selected >= 0
+            else (int(gaps.start[self.selected_gap]), int(gaps.end[self.selected_gap]))
+            if self.selected_gap >= 0
+            else (middle, middle)
+        )
+        changed, said = self.range.point(here)
+        if changed:
+            self._window_changed()
+        self.say(said)
 
     @guarded
     def action_clear_range(self) -> None:
-        self._mark_from = None
-        if self.marked is None:
-            self.say("No range marked: r marks one (or drag with the mouse).")
-        self.set_marked(None)
+        said = self.range.clear()
+        if said:
+            self.say(said)
+        self._window_changed()
 
     def set_marked(self, marked: tuple[int, int] | None) -> None:
-        self.marked = marked
+        self.range.marked = marked
         self._window_changed()
         if marked is not None:
-            a, b = marked
-            self.say(f"Range {format_duration(b - a)}: +{format_time(a)} to +{format_time(b)}")
+            self.say(range_said(marked))
 
-    # --- mouse ----------------------------------------------------------------------------
+    # The canvas scrolls: its keys are passed on (SkipAction, where it cannot, passes them up).
+    def action_scroll_home(self) -> None:
+        self.canvas.action_scroll_home()
+
+    def action_scroll_end(self) -> None:
+        self.canvas.action_scroll_end()
+
+    def action_page_up(self) -> None:
+        self.canvas.action_page_up()
+
+    def action_page_down(self) -> None:
+        self.canvas.action_page_down()
+
+    # --- mouse (on the canvas; its events bubble here, in the canvas's coordinates) ---------
 
     def on_mouse_down(self, event: events.MouseDown) -> None:
-        self._drag_x = event.x if event.x >= self.gutter_width else None
+        self.range.press(event.x, self.gutter_width)
 
     def on_mouse_up(self, event: events.MouseUp) -> None:
-        start, self._drag_x = self._drag_x, None
-        if start is None or abs(event.x - start) < 2 or event.x < self.gutter_width:
-            return
-        a = self.time_at(min(start, event.x) - self.gutter_width)
-        b = self.time_at(max(start, event.x) - self.gutter_width)
-        self._mark_from = None
-        self.set_marked((a, b))
-        self._dragged = True
+        across = self.range.release(event.x, self.gutter_width)
+        if across is not None:
+            self.set_marked((self.time_at(across[0]), self.time_at(across[1])))
 
     @guarded
     def on_click(self, event: events.Click) -> None:
-        if self._dragged:
-            self._dragged = False
+        if self.range.dragged:
+            self.range.dragged = False
             return
         index = self.row_at(event.y)
         if index < 0 or self.rows[index].lane < 0:
@@ -646,7 +394,7 @@ class Timeline(LaneCanvas):
         row = self.rows[index]
         if event.x < self.gutter_width:
             self.cursor = index
-            self._after_selection()
+            self.after_selection()
             return
         t0, t1 = self.window
         cell_ns = max((t1 - t0) // self.cells_width, 1)
@@ -668,6 +416,6 @@ class Timeline(LaneCanvas):
 
     def _zoom_at(self, event: events.MouseEvent, factor: float) -> None:
         x = event.x - self.gutter_width
-        center = self.time_at(x) if x >= 0 else None
-        self.set_window(nav.zoom(self.window, factor, center, self.trace.span_ns))
+        centre = self.time_at(x) if x >= 0 else None
+        self.set_window(nav.zoom(self.window, factor, centre, self.trace.span_ns))
         event.stop()

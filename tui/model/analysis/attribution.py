@@ -11,20 +11,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import I64, Bool
 
 from ..patterns import HOST_OP_CATEGORIES, is_gpu_work_category
 from ..trace import Trace
-
-I64 = npt.NDArray[np.int64]
-B = npt.NDArray[np.bool_]
 
 
 @dataclass(frozen=True)
 class OpTree:
     """The ops key_averages() would count, and each slice's nearest enclosing op (-1: none)."""
 
-    is_op: B
+    is_op: Bool
     up: I64
 
 
@@ -52,7 +50,7 @@ def op_tree(trace: Trace) -> OpTree:
 def _op_tree(trace: Trace) -> OpTree:
     s = trace.slices
     cpu_row = trace.kind_mask("cpu")
-    op_cat = np.asarray([c.lower() in HOST_OP_CATEGORIES for c in trace.categories] + [False])
+    op_cat = trace.category_test(lambda c: c.lower() in HOST_OP_CATEGORIES)
     is_op = cpu_row & op_cat[s.cat]
     if not is_op.any():  # another tool's trace: every CPU slice is an op
         is_op = cpu_row
@@ -64,7 +62,7 @@ def _op_tree(trace: Trace) -> OpTree:
     return OpTree(_drop_wrappers(is_op, up, s.name.astype(np.int64)), up)
 
 
-def _drop_wrappers(is_op: B, up: I64, name: I64) -> B:
+def _drop_wrappers(is_op: Bool, up: I64, name: I64) -> Bool:
     """Fold an op into its parent when it is the parent's only child and has its name.
 
     torch does this in key_averages() (EventList._remove_dup_nodes): an overload calling itself
@@ -95,7 +93,7 @@ def attribute(trace: Trace) -> Attribution:
 
 def gpu_work_rows(trace: Trace) -> I64:
     """Slice rows of kernels, memcpys and memsets on GPU lanes, by lane then start."""
-    work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
+    work_cat = trace.category_test(is_gpu_work_category)
     return np.flatnonzero(trace.kind_mask("gpu") & work_cat[trace.slices.cat]).astype(np.int64)
 
 

@@ -18,20 +18,18 @@ torch's table has it.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-import numpy.typing as npt
 
+from tui.model.arrays import I64
+
+from ..patterns import MODULE_INSTANCE, MODULE_PREFIX
 from ..trace import Trace
 from .attribution import cuda_totals, op_tree
 from .scope import Scope
 
-I64 = npt.NDArray[np.int64]
-MODULE = "nn.Module: "
-INSTANCE = re.compile(r"_\d+$")  # torch numbers a module class's instances: Linear_91
 ROOT = "(all)"
 
 
@@ -125,7 +123,7 @@ def _rows(trace: Trace, scope: Scope | None, modules: bool) -> tuple[I64, I64]:
     if scope is not None:
         keep &= scope.rows(trace)
     if modules:
-        is_module = np.asarray([n.startswith(MODULE) for n in trace.names] + [False])
+        is_module = trace.name_test(lambda n: n.startswith(MODULE_PREFIX))
         keep &= is_module[s.name]
     up = s.parent.astype(np.int64).copy()
     # Up through slices not counted (out of scope, or not modules) to the nearest counted one.
@@ -179,8 +177,8 @@ def _classes(names: list[str]) -> tuple[I64, list[str]]:
     merged: dict[str, int] = {}
     ids = []
     for name in names:
-        if name.startswith(MODULE):
-            name = INSTANCE.sub("", name)
+        if name.startswith(MODULE_PREFIX):
+            name = MODULE_INSTANCE.sub("", name)
         ids.append(merged.setdefault(name, len(merged)))
     return np.asarray(ids, np.int64), list(merged)
 

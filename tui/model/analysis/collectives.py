@@ -10,12 +10,12 @@ copies `Collective name`, `In msg nelems`, `dtype`, `Process Group Name` onto it
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..patterns import COLLECTIVE_ANNOTATION_KIND, COLLECTIVE_KERNEL_KIND
 from ..trace import Trace
 from .attribution import attribute
 from .gpu_time import COMM, work_class
@@ -42,8 +42,6 @@ _DTYPE_BYTES = {
     "uint8": 1,
     "bool": 1,
 }
-_KERNEL_KIND = re.compile(r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+?)(?:_|\(|$)", re.IGNORECASE)
-_ANNOTATION_KIND = re.compile(r"^(?:nccl|rccl|gloo):(.+)$")
 
 
 @dataclass(frozen=True)
@@ -97,7 +95,7 @@ def _collectives(trace: Trace) -> list[Collective]:
 
 
 def _kind_from_name(name: str) -> str:
-    match = _KERNEL_KIND.search(name)
+    match = COLLECTIVE_KERNEL_KIND.search(name)
     return normalise_kind(match.group(1)) if match else name.split("(")[0]
 
 
@@ -111,7 +109,7 @@ def _described(trace: Trace, kernel: int, launch: int) -> dict[str, Any]:
         name = trace.slice_name(up)
         if name == "record_param_comms":
             _read_comms_args(trace.args_reader.args(int(s.event[up])), found)
-        elif match := _ANNOTATION_KIND.match(name):
+        elif match := COLLECTIVE_ANNOTATION_KIND.match(name):
             found.setdefault("kind", normalise_kind(match.group(1)))
             _read_input_size(trace.args_reader.args(int(s.event[up])), found)
         up = int(s.parent[up])

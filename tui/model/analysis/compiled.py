@@ -7,21 +7,16 @@ has an answer.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from tui.model.arrays import I64, Bool
+
+from ..patterns import COMPILED_REGION
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .steps import step_windows
-
-# The autograd engine's `evaluate_function: CompiledFunctionBackward` wrapper is not one: it
-# also runs the eager work around the compiled backward (gradient accumulation, say).
-REGION = re.compile(
-    r"^(Torch-Compiled Region: \S+|## Call CompiledFxGraph \S+ ##|CompiledFunction(Backward)?)$"
-)
 
 
 @dataclass(frozen=True)
@@ -42,18 +37,18 @@ class Compiled:
     share: float  # of the GPU work launched in the window
 
 
-def is_region(trace: Trace) -> npt.NDArray[np.bool_]:
-    """Per slice row: whether it is a compiled region (an op of one of REGION's names); found
-    once per trace (the details ask at every selection)."""
+def is_region(trace: Trace) -> Bool:
+    """Per slice row: whether it is a compiled region (an op named as COMPILED_REGION says);
+    found once per trace (the details ask at every selection)."""
 
-    def find() -> npt.NDArray[np.bool_]:
-        named = np.asarray([bool(REGION.match(n)) for n in trace.names] + [False])
+    def find() -> Bool:
+        named = trace.name_test(COMPILED_REGION.match)
         return named[trace.slices.name] & op_tree(trace).is_op
 
     return trace.derive("compiled regions", find)
 
 
-def compiled(trace: Trace, launched_here: npt.NDArray[np.bool_] | None = None) -> Compiled:
+def compiled(trace: Trace, launched_here: Bool | None = None) -> Compiled:
     """The regions over the GPU work whose launch is in the window (`launched_here`, per piece
     of GPU work; None: all of it)."""
     att = attribute(trace)
@@ -63,7 +58,7 @@ def compiled(trace: Trace, launched_here: npt.NDArray[np.bool_] | None = None) -
     if not region.any():
         return Compiled([], 0, 0, 0.0)
     up = op_tree(trace).up
-    pairs: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = []  # (work index, region)
+    pairs: list[tuple[I64, I64]] = []  # (work index, region)
     at = att.op.copy()
     live = np.flatnonzero((at >= 0) & here)
     while len(live):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
+from ..patterns import MODULE_PREFIX, PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .kernels import KernelStat, kernel_stats
@@ -31,7 +31,6 @@ OP_COLUMNS = ("calls", "self_cpu_ns", "cpu_total_ns", "self_cuda_ns", "cuda_tota
 KERNEL_COLUMNS = ("calls", "total_ns", "min_ns", "max_ns")
 REGION_COLUMNS = ("calls", "cpu_total_ns", "gpu_ns", "kernels")
 MATCHED, ADDED, REMOVED = "matched", "added", "removed"
-MODULE_PREFIX = "nn.Module: "
 _REGION_CATEGORIES = {"user_annotation", "gpu_user_annotation"}
 
 
@@ -221,10 +220,8 @@ def _regions(trace: Trace) -> tuple[dict[str, dict[str, int]], dict[str, dict[st
 
 
 def _region_rows(trace: Trace) -> Any:
-    cats = np.asarray(
-        [c.lower() in _REGION_CATEGORIES for c in trace.categories] + [False], dtype=bool
-    )
-    modules = np.asarray([n.startswith(MODULE_PREFIX) for n in trace.names] + [False], dtype=bool)
+    cats = trace.category_test(lambda c: c.lower() in _REGION_CATEGORIES)
+    modules = trace.name_test(lambda n: n.startswith(MODULE_PREFIX))
     return trace.kind_mask("cpu") & (cats[trace.slices.cat] | modules[trace.slices.name])
 
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.model.arrays import I32, I64, Bool
+
 from ..patterns import is_gpu_work_category
 from ..trace import Trace
 from .attribution import launch_of
@@ -39,22 +41,22 @@ class Gaps:
     A device gap's `lane` is the lane of the work that ends it.
     """
 
-    lane: npt.NDArray[np.int32]
-    start: npt.NDArray[np.int64]
-    end: npt.NDArray[np.int64]
+    lane: I32
+    start: I64
+    end: I64
     cause: npt.NDArray[np.int8]
-    next_work: npt.NDArray[np.int64]  # the slice that ends the gap
+    next_work: I64  # the slice that ends the gap
     device_from: int  # gaps [device_from, len) are whole-device gaps
 
     def __len__(self) -> int:
         return len(self.start)
 
     @property
-    def length(self) -> npt.NDArray[np.int64]:
+    def length(self) -> I64:
         return self.end - self.start
 
     @property
-    def whole_device(self) -> npt.NDArray[np.bool_]:
+    def whole_device(self) -> Bool:
         return np.arange(len(self.start)) >= self.device_from
 
     def idle_ns(self, t0: int, t1: int, whole_device: bool) -> dict[str, int]:
@@ -74,10 +76,10 @@ def idle_gaps(trace: Trace) -> Gaps:
 
 def _idle_gaps(trace: Trace) -> Gaps:
     s = trace.slices
-    work_cat = np.asarray([is_gpu_work_category(c) for c in trace.categories] + [False])
+    work_cat = trace.category_test(is_gpu_work_category)
     launch = launch_of(trace)
-    streams: list[tuple[npt.NDArray[np.int64], ...]] = []
-    every: list[npt.NDArray[np.int64]] = []
+    streams: list[tuple[I64, ...]] = []
+    every: list[I64] = []
     for lane in trace.lanes:
         if lane.kind != "gpu":
             continue
@@ -94,9 +96,7 @@ def _idle_gaps(trace: Trace) -> Gaps:
     return Gaps(lane_ids.astype(np.int32), start, end, cause.astype(np.int8), nxt, device_from)
 
 
-def _gaps_between(
-    trace: Trace, rows: npt.NDArray[np.int64], launch: npt.NDArray[np.int64], lane: int
-) -> tuple[npt.NDArray[np.int64], ...]:
+def _gaps_between(trace: Trace, rows: I64, launch: I64, lane: int) -> tuple[I64, ...]:
     """(lane, start, end, cause, next work) of the gaps between work `rows` (by start); lane -1
     means the lane of the next work."""
     s = trace.slices
@@ -122,7 +122,7 @@ def _gaps_between(
     return lanes, gap_start, gap_end, cause, nxt
 
 
-def largest_first(gaps: Gaps) -> npt.NDArray[np.int64]:
+def largest_first(gaps: Gaps) -> I64:
     """Gap indices for `g`: the devices' gaps from the longest to the shortest, then the
     streams' (earliest first among equals)."""
     return np.lexsort((gaps.start, -gaps.length, ~gaps.whole_device)).astype(np.int64)

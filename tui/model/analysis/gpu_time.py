@@ -14,11 +14,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from tui.model.arrays import I64, Bool
+
 from ..patterns import COMM_KERNEL_NAME
 from ..trace import Trace
 from .attribution import attribute
 
-I64 = npt.NDArray[np.int64]
 COMPUTE, COMM, MEMCPY = 0, 1, 2
 # Copies only: a memset runs as a kernel and counts as computation, as TraceLens counts it.
 _COPY_CATEGORIES = frozenset({"gpu_memcpy", "memcpy"})
@@ -54,8 +55,8 @@ def work_class(trace: Trace) -> npt.NDArray[np.int8]:
 def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
     work = attribute(trace).work
     s = trace.slices
-    comm = np.asarray([bool(COMM_KERNEL_NAME.search(n)) for n in trace.names] + [False])
-    copy = np.asarray([c.lower() in _COPY_CATEGORIES for c in trace.categories] + [False])
+    comm = trace.name_test(COMM_KERNEL_NAME.search)
+    copy = trace.category_test(lambda c: c.lower() in _COPY_CATEGORIES)
     out = np.full(len(work), COMPUTE, np.int8)
     out[comm[s.name[work]]] = COMM
     out[copy[s.cat[work]]] = MEMCPY
@@ -94,7 +95,7 @@ def gpu_time(trace: Trace, t0: int, t1: int) -> GpuTime:
     start = np.clip(start, t0, t1)
     end = np.clip(end, t0, t1)
 
-    def union(pick: npt.NDArray[np.bool_]) -> int:
+    def union(pick: Bool) -> int:
         return interval_union(start[pick], end[pick])
 
     comp, comm, copy = union(kind == COMPUTE), union(kind == COMM), union(kind == MEMCPY)

@@ -11,17 +11,15 @@ node), so replays whose streams interleave differently still line up.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
+from tui.model.arrays import I64
+
+from ..patterns import GRAPH_LAUNCH
 from ..trace import Trace
 from .attribution import attribute
-
-GRAPH_LAUNCH = re.compile(r"^(cuda|hip|cu)GraphLaunch(_v\d+|_ptsz)?$")
-I64 = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -82,7 +80,7 @@ def graphs(trace: Trace) -> Graphs:
 def _graphs(trace: Trace) -> Graphs:
     s = trace.slices
     att = attribute(trace)
-    launch_name = np.asarray([bool(GRAPH_LAUNCH.match(n)) for n in trace.names] + [False])
+    launch_name = trace.name_test(GRAPH_LAUNCH.match)
     known = att.launch >= 0
     graphed = known & launch_name[s.name[np.maximum(att.launch, 0)]]
     work, launch = att.work[graphed], att.launch[graphed]
@@ -109,7 +107,7 @@ def _graphs(trace: Trace) -> Graphs:
             members.append([])
         members[g].append(len(replays))
         replays.append(Replay(int(launch[cut[i]]), rows, g))
-    kernel = np.asarray([c.lower() == "kernel" for c in trace.categories] + [False])
+    kernel = trace.category_test(lambda c: c.lower() == "kernel")
     found = []
     for g, label in enumerate(labels):
         mine = [replays[r] for r in members[g]]

@@ -70,9 +70,12 @@ class Health:
         return "health: " + ", ".join(parts) + " (H)"
 
 
+KEY = "health"  # its slot in `trace.derived`, which a model cache may fill (passes/facts.py)
+
+
 def health(trace: Trace) -> Health:
     """Computed once per trace (the args of the events a check concerns are read)."""
-    return trace.derive("health", lambda: _health(trace))
+    return trace.derive(KEY, lambda: _health(trace))
 
 
 def _health(trace: Trace) -> Health:

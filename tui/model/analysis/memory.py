@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import I64, Bool
 
 from ..intervals import bind
 from ..trace import CounterSeries, MemoryEvents, Trace
 from .attribution import op_tree
 
-I64 = npt.NDArray[np.int64]
 CPU, CUDA = 0, 1
 OUTSIDE_OPS = "[memory]"
 
@@ -39,9 +39,9 @@ def devices(memory: MemoryEvents) -> list[tuple[int, int]]:
     return sorted(pairs)
 
 
-def _mask(memory: MemoryEvents, device: tuple[int, int]) -> npt.NDArray[np.bool_]:
+def _mask(memory: MemoryEvents, device: tuple[int, int]) -> Bool:
     t, i = device
-    mask: npt.NDArray[np.bool_] = memory.device_type == t
+    mask: Bool = memory.device_type == t
     return mask if t == CPU else mask & (memory.device_id == i)
 
 

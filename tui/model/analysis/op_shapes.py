@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import I64
 
 from ..trace import Trace
 from .attribution import op_tree
@@ -21,7 +22,7 @@ NO_SHAPES = "[]"
 class OpShapes:
     """Per slice row, an index into `texts` (-1 for slices that are not ops)."""
 
-    shape: npt.NDArray[np.int64]
+    shape: I64
     texts: list[str]
 
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import F64, I64, Bool
 
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
@@ -22,8 +23,6 @@ from .kernels import work_in_scope
 from .op_shapes import op_shapes
 from .roofline import Roofline
 from .scope import Scope
-
-F64 = npt.NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -60,7 +59,7 @@ class _Calls:
     flops: F64
     bytes: F64
     roof_ns: F64  # NaN: no roof known
-    compute: npt.NDArray[np.bool_]
+    compute: Bool
 
 
 def _calls(r: Roofline) -> _Calls:
@@ -102,7 +101,7 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     call = _call_of_work(trace, r)
     # A memset beside a GEMM's kernel (cuBLAS clears its workspace) does no FLOPs: it is left
     # out, so the GEMM kernel is still its call's only GPU work.
-    memset = np.asarray(["memset" in c.lower() for c in trace.categories] + [False])
+    memset = trace.category_test(lambda c: "memset" in c.lower())
     call[memset[trace.slices.cat[att.work]]] = -1
     counts = np.bincount(call[call >= 0], minlength=len(r.call_rows))
     sole = (call >= 0) & (counts[np.maximum(call, 0)] == 1)
@@ -119,7 +118,7 @@ def kernel_work(trace: Trace, r: Roofline, scope: Scope | None = None) -> dict[s
     return _totals(names[keep], calls, gpu, keep, trace.names.__getitem__)
 
 
-def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
+def _call_of_work(trace: Trace, r: Roofline) -> I64:
     """For each piece of GPU work, the modelled call it ran for (an index into the roofline's
     calls; -1: none): the first modelled op met walking up from its launching op."""
     att = attribute(trace)
@@ -139,10 +138,10 @@ def _call_of_work(trace: Trace, r: Roofline) -> npt.NDArray[np.int64]:
 
 
 def _totals(
-    names: npt.NDArray[np.int64],
+    names: I64,
     calls: _Calls,
     gpu: F64,
-    keep: npt.NDArray[np.bool_],
+    keep: Bool,
     label: Callable[[int], str],
 ) -> dict[str, WorkTotals]:
     flops, nbytes, gpu = calls.flops[keep], calls.bytes[keep], gpu[keep]

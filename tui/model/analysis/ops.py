@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import F64, I64
 
 from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
 from ..text import counted
@@ -91,10 +92,10 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
     found, group = np.unique(keys, return_inverse=True)
     n = len(found)
 
-    def total(values: npt.NDArray[np.int64]) -> npt.NDArray[np.float64]:
+    def total(values: I64) -> F64:
         return np.bincount(group, weights=values[picked], minlength=n).astype(np.float64)
 
-    def least_most(values: npt.NDArray[np.int64]) -> tuple[npt.NDArray[np.int64], ...]:
+    def least_most(values: I64) -> tuple[I64, ...]:
         least = np.full(n, np.iinfo(np.int64).max, np.int64)
         most = np.zeros(n, np.int64)
         np.minimum.at(least, group, values[picked])
@@ -207,7 +208,7 @@ def _unlaunched(trace: Trace, scope: Scope | None) -> OpStat:
     return OpStat(UNLAUNCHED, len(rows), 0, 0, gpu, gpu)
 
 
-def _name_groups(trace: Trace) -> npt.NDArray[np.int64]:
+def _name_groups(trace: Trace) -> I64:
     """Name id -> row id: names are their own rows except the ProfilerStep#N family."""
     ids = np.arange(len(trace.names), dtype=np.int64)
     steps = [i for i, name in enumerate(trace.names) if PROFILER_STEP.match(name)]
@@ -216,7 +217,7 @@ def _name_groups(trace: Trace) -> npt.NDArray[np.int64]:
     return ids
 
 
-def _group_labels(trace: Trace, groups: npt.NDArray[np.int64]) -> dict[int, str]:
+def _group_labels(trace: Trace, groups: I64) -> dict[int, str]:
     labels = {int(g): trace.names[int(g)] for g in np.unique(groups)}
     for g in labels:
         if PROFILER_STEP.match(labels[g]):
@@ -224,7 +225,7 @@ def _group_labels(trace: Trace, groups: npt.NDArray[np.int64]) -> dict[int, str]
     return labels
 
 
-def op_rows(trace: Trace, name: str) -> npt.NDArray[np.int64]:
+def op_rows(trace: Trace, name: str) -> I64:
     """The slices counted in the table row called `name`, by start (`ProfilerStep*` is every
     step; the unlaunched GPU work row and the `[memory]` row have no slices)."""
     if name in (UNLAUNCHED, OUTSIDE_OPS):
@@ -235,9 +236,6 @@ def op_rows(trace: Trace, name: str) -> npt.NDArray[np.int64]:
             launches = [found.replays[r].launch for r in graph.replays]
             if graph_row_name(graph, trace.slice_name(launches[0])) == name:
                 return np.asarray(launches, np.int64)
-    if name == PROFILER_STEP_ROW:
-        ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
-    else:
-        ids = [i for i, n in enumerate(trace.names) if n == name]
-    rows = np.flatnonzero(np.isin(trace.slices.name, ids)).astype(np.int64)
+    step = name == PROFILER_STEP_ROW
+    rows = trace.rows_named(PROFILER_STEP.match if step else name.__eq__)
     return rows[np.argsort(trace.slices.start[rows], kind="stable")]

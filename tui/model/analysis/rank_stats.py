@@ -90,3 +90,13 @@ def rank_stats(trace: Trace, named_rank: int | None = None) -> RankStats:
         trace.format.truncated,
         sum(trace.skipped.values()),
     )
+
+
+@dataclass(frozen=True)
+class RankFailed:
+    """A rank whose trace could not be read: its one-line error (what the rank pass returns
+    for it instead of its `RankStats`)."""
+
+    rank: int
+    path: str
+    error: str

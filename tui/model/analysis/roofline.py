@@ -183,8 +183,8 @@ class Roofline:
 
 def roofline(trace: Trace, override: str | None = None) -> Roofline:
     """The by-shape rows of the whole trace, with the peaks of its first GPU."""
-    rows, call_rows, call_group = _rows(trace)
-    recorded = bool(rows) or _shapes_recorded(trace)
+    rows, call_rows, call_group = shape_rows(trace)
+    recorded = bool(rows) or shapes_recorded(trace)
     return Roofline(rows, _peaks(trace, override), recorded, call_rows, call_group)
 
 
@@ -253,9 +253,17 @@ def _find_host_copies(trace: Trace) -> np.ndarray:
     return marked
 
 
-def _shapes_recorded(trace: Trace) -> bool:
+SHAPES_KEY = "shapes recorded"  # its slot in `trace.derived` (a model cache may fill it)
+
+
+def shapes_recorded(trace: Trace) -> bool:
     """Whether ops carry Input Dims: the first CPU ops are looked at, modelled or not (a trace
-    whose GEMMs all ran inside a graph replay has shapes, and no modelled op)."""
+    whose GEMMs all ran inside a graph replay has shapes, and no modelled op). Their args are
+    decoded again from the file, so this is found once per trace."""
+    return trace.derive(SHAPES_KEY, lambda: _shapes_recorded(trace))
+
+
+def _shapes_recorded(trace: Trace) -> bool:
     for row in np.flatnonzero(op_tree(trace).is_op)[:200].tolist():
         args = trace.args(row)
         if isinstance(args, dict) and "Input Dims" in args:
@@ -269,8 +277,17 @@ def coverage(trace: Trace, r: Roofline) -> float | None:
     return sum(row.gpu_ns for row in r.rows) / total if total else None
 
 
-def _rows(trace: Trace) -> tuple[list[ShapeRow], np.ndarray, np.ndarray]:
-    """The by-shape rows, most GPU time first, and each call's slice row and row index."""
+ROWS_KEY = "roofline rows"  # its slot in `trace.derived` (a model cache may fill it)
+ShapeRows = tuple[list[ShapeRow], np.ndarray, np.ndarray]
+
+
+def shape_rows(trace: Trace) -> ShapeRows:
+    """The by-shape rows of the whole trace, most GPU time first, and each call's slice row and
+    row index (once per trace: every modelled call's args are decoded again from the file)."""
+    return trace.derive(ROWS_KEY, lambda: _rows(trace))
+
+
+def _rows(trace: Trace) -> ShapeRows:
     _, cuda_total = cuda_totals(trace)
     groups: dict[tuple[str, str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
     picked = _candidates(trace)

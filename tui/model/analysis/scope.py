@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import Bool
 
 from ..trace import Trace
 
@@ -27,7 +28,7 @@ class Scope:
             return int(s.start[self.root]), int(s.start[self.root] + s.dur[self.root])
         return None
 
-    def rows(self, trace: Trace) -> npt.NDArray[np.bool_]:
+    def rows(self, trace: Trace) -> Bool:
         s = trace.slices
         mask = np.ones(len(s), bool)
         if self.t0 is not None:

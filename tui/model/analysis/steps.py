@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..patterns import PROFILER_STEP
 from ..trace import Trace
 from .attribution import gpu_work_rows
@@ -16,9 +14,7 @@ def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
     for lane in trace.lanes:
         if lane.kind != "cpu":
             continue
-        ids = [i for i, n in enumerate(trace.names) if PROFILER_STEP.match(n)]
-        rows = np.flatnonzero(np.isin(s.name[lane.lo : lane.hi], ids)) + lane.lo
-        for r in rows.tolist():
+        for r in trace.rows_named(PROFILER_STEP.match, lane.lo, lane.hi).tolist():
             name = trace.names[int(s.name[r])]
             seen.setdefault(name, (name, int(s.start[r]), int(s.start[r] + s.dur[r])))
     return sorted(seen.values(), key=lambda w: w[1])

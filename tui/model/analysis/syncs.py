@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
-import numpy.typing as npt
+
+from tui.model.arrays import I64
 
 from ..patterns import SYNC_NAME, is_runtime_category
 from ..trace import Trace
-
-I64 = npt.NDArray[np.int64]
 
 
 def sync_rows(trace: Trace) -> I64:
@@ -18,8 +17,8 @@ def sync_rows(trace: Trace) -> I64:
 
 def _sync_rows(trace: Trace) -> I64:
     s = trace.slices
-    sync_name = np.asarray([bool(SYNC_NAME.match(n)) for n in trace.names] + [False])
-    runtime = np.asarray([is_runtime_category(c) for c in trace.categories] + [False])
+    sync_name = trace.name_test(SYNC_NAME.match)
+    runtime = trace.category_test(is_runtime_category)
     rows = np.flatnonzero(trace.kind_mask("cpu") & sync_name[s.name] & runtime[s.cat])
     return rows[np.argsort(s.start[rows], kind="stable")].astype(np.int64)
 

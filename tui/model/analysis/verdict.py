@@ -272,7 +272,7 @@ def _idle_before(idle_start: np.ndarray, idle_end: np.ndarray, t: np.ndarray) ->
 
 def _dataloader_rows(trace: Trace) -> np.ndarray:
     def find() -> np.ndarray:
-        named = np.asarray([bool(DATALOADER_NAME.search(n)) for n in trace.names] + [False])
+        named = trace.name_test(DATALOADER_NAME.search)
         return np.flatnonzero(trace.kind_mask("cpu") & named[trace.slices.name]).astype(np.int64)
 
     return trace.derive("dataloader_rows", find)

@@ -5,7 +5,7 @@ One sub-package per input format (today `chrome_json`), registered in `formats`.
 
 from __future__ import annotations
 
+from .formats import list_traces
 from .load import load_trace
-from .source import list_traces
 
 __all__ = ["list_traces", "load_trace"]

@@ -7,6 +7,11 @@ A changed trace gets a new key; old entries go when the folder passes its size b
 used first). Writes go to a temporary file renamed into place, so two viewers opening the same
 trace never see a half-written entry; an entry that does not read back whole is deleted and
 the trace is loaded again. The trace file itself is never written.
+
+Beside an entry, `<key>.facts.json` keeps what an upper layer derived once from the whole trace
+(load.Facts: the health checks, say), so that a later run reads them instead of deriving them
+again. The key names the trace's content, so facts never outlive it; facts of another version
+or that do not read back are derived again and rewritten.
 """
 
 from __future__ import annotations
@@ -78,6 +83,27 @@ class ModelCache:
     def entry(self, key: str) -> Path:
         return self.folder / f"{key}.npz"
 
+    def _facts_file(self, key: str) -> Path:
+        return self.folder / f"{key}.facts.json"
+
+    def facts(self, key: str, version: str) -> dict[str, Any] | None:
+        """The facts kept beside entry `key`; None when there are none, they are of another
+        version, or they do not read back."""
+        try:
+            stored = json.loads(self._facts_file(key).read_bytes())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(stored, dict) or stored.get("version") != version:
+            return None
+        found = stored.get("facts")
+        return found if isinstance(found, dict) else None
+
+    def put_facts(self, key: str, version: str, facts: dict[str, Any]) -> None:
+        """Keep facts beside entry `key`; failure to write is not an error."""
+        self._write(
+            self._facts_file(key), json.dumps({"version": version, "facts": facts}).encode()
+        )
+
     def get(self, key: str, path: str) -> Trace | None:
         """The cached model of the file now at `path`, or None (a damaged entry is removed).
 
@@ -93,22 +119,31 @@ class ModelCache:
             return trace
         except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError):
             entry.unlink(missing_ok=True)
+            self._facts_file(key).unlink(missing_ok=True)
             return None
 
     def put(self, key: str, trace: Trace) -> None:
         """Save a model; failure to write (a full disk, no permission) is not an error."""
+        if self._write(self.entry(key), trace):
+            self._evict()
+
+    def _write(self, path: Path, content: Trace | bytes) -> bool:
+        """Write a model or bytes to a temporary file renamed to `path`; whether it was."""
         tmp: str | None = None
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".write-", suffix=".npz")
+            fd, tmp = tempfile.mkstemp(dir=self.folder, prefix=".write-", suffix=path.suffix)
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, **_arrays(trace))
-            os.replace(tmp, self.entry(key))
+                if isinstance(content, bytes):
+                    f.write(content)
+                else:
+                    np.savez(f, **_arrays(content))
+            os.replace(tmp, path)
         except OSError:
             if tmp is not None:
                 Path(tmp).unlink(missing_ok=True)
-            return
-        self._evict()
+            return False
+        return True
 
     def _evict(self) -> None:
         # Other viewers write and evict in the same folder: files may go while we look.
@@ -128,6 +163,7 @@ class ModelCache:
                 break
             total -= size
             old.unlink(missing_ok=True)
+            old.with_suffix(".facts.json").unlink(missing_ok=True)
 
 
 def _arrays(trace: Trace) -> dict[str, Any]:

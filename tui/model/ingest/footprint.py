@@ -7,7 +7,8 @@ import stat
 import struct
 
 from ..errors import TraceError
-from .source import GZIP_MAGIC, resolve
+from .formats import resolve
+from .source import GZIP_MAGIC
 
 # Measured peak RSS of a load, per byte of JSON (tests/bench/README.md: 0.9x at 1M events),
 # with room to spare, plus the interpreter and its libraries.

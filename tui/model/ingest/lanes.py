@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..patterns import BOOKKEEPING_NAME, STREAM_TID
+from ..trace import LaneKind
 
 ASYNC_TID = "async"
 
@@ -16,7 +17,7 @@ class LaneKey:
 
     pid: int | str
     tid: int | str
-    kind: str  # "cpu", "gpu" or "async"
+    kind: LaneKind
 
 
 def _ident_key(v: int | str) -> tuple[int, int, str]:

@@ -1,7 +1,7 @@
 """Telling a Perfetto protobuf trace (`.pftrace`: torch's `cupti_monitor` backend, AMD's
 rocprofv3) from a JSON one by its first bytes, so that it gets one line saying what it is and how
-to get JSON, not a JSON parse error. No reader yet: a protobuf importer would be registered in
-formats.py beside chrome_json.
+to get JSON, not a JSON parse error. No reader yet: formats.py registers the format with an
+importer that raises that line, until a protobuf importer takes its place there.
 
 A `Trace` message is a run of `packet` fields (field 1, length-delimited: tag byte 0x0a, a
 varint length, the TracePacket). A JSON file may begin with a newline (0x0a) too, and its next

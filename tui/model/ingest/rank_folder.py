@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from .source import GZIP_MAGIC, scan_folder
+from .formats import Member, folder_members
 
-_HEAD_BYTES = 1 << 16
 _DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
 _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
 
@@ -28,17 +26,10 @@ def rank_from_name(path: str | os.PathLike[str]) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def head_rank(path: Path) -> tuple[int | None, int | None]:
-    """(rank, world size) from the `distributedInfo` at the file's start, else the rank in its
+def head_rank(member: Member) -> tuple[int | None, int | None]:
+    """(rank, world size) from the `distributedInfo` at the trace's start, else the rank in its
     name (and no world size)."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(_HEAD_BYTES)
-        if head.startswith(GZIP_MAGIC):
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, _HEAD_BYTES)
-    except (OSError, zlib.error):
-        return rank_from_name(path), None
-    match = _DISTRIBUTED.search(head)
+    match = _DISTRIBUTED.search(member.head)
     info = None
     if match:
         try:
@@ -49,7 +40,7 @@ def head_rank(path: Path) -> tuple[int | None, int | None]:
         rank, size = info.get("rank"), info.get("world_size")
         if isinstance(rank, int) and not isinstance(rank, bool):
             return rank, size if isinstance(size, int) and not isinstance(size, bool) else None
-    return rank_from_name(path), None
+    return rank_from_name(member.path), None
 
 
 @dataclass(frozen=True)
@@ -84,13 +75,14 @@ class RankFiles:
 
 def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
     """The folder's rank traces, or None when it is not a rank set (fewer than two ranks)."""
-    traces, others = scan_folder(folder)  # newest first
+    traces, others = folder_members(folder)  # newest first
     files: dict[int, Path] = {}
     unranked: list[Path] = []
     older = 0
     sizes: set[int] = set()
-    for path in traces:
-        rank, size = head_rank(path)
+    for member in traces:
+        path = member.path
+        rank, size = head_rank(member)
         if size is not None:
             sizes.add(size)
         if rank is None:

@@ -1,4 +1,5 @@
-"""Finding the trace file a path names, and reading its bytes (gzip detected by content)."""
+"""Reading a trace file's bytes: memory-mapped, or spooled from a stream (gzip detected by its
+magic and decompressed into a mapped temporary file)."""
 
 from __future__ import annotations
 
@@ -8,27 +9,18 @@ import stat
 import sys
 import tempfile
 import zlib
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 from ..errors import TraceError
-from .perfetto_sniff import HOW, looks_like_perfetto
-from .perfetto_sniff import MESSAGE as PERFETTO_MESSAGE
-from .perfetto_sniff import SUFFIXES as PERFETTO_SUFFIXES
 
 GZIP_MAGIC = b"\x1f\x8b"
+GZIP_WBITS = 16 + zlib.MAX_WBITS
 UTF8_BOM = b"\xef\xbb\xbf"
-# The files of a folder that may be traces (tensorboard_trace_handler writes *.pt.trace.json
-# and, with use_gzip, *.pt.trace.json.gz; other tools and users name them freely).
-_FOLDER_SUFFIXES = (".json", ".json.gz", ".gz")
-# How much of a file's start is read to tell a trace from other JSON: Kineto writes its device
-# properties, and TraceLens a top-level metadata object, before the events.
-_SNIFF_BYTES = 1 << 20
+NO_GZIP_CONTENT = "corrupt gzip data (no readable content)"
 _READ_BLOCK = 1 << 20
 DEFAULT_MAX_STREAM_BYTES = 64 << 30
-_GZIP_WBITS = 16 + zlib.MAX_WBITS
-_NO_GZIP_CONTENT = "corrupt gzip data (no readable content)"
 
 Buffer = bytes | bytearray | mmap.mmap
 
@@ -63,133 +55,26 @@ class Source:
             return 0
 
 
-def list_traces(folder: str | os.PathLike[str]) -> list[Path]:
-    """The trace files in a folder, newest first."""
-    return scan_folder(folder)[0]
+# Called with a stream's first block (not gzip) and its name, to stop before spooling what is
+# no trace (formats.refuse).
+HeadCheck = Callable[[bytes, str], None]
 
 
-def scan_folder(folder: str | os.PathLike[str]) -> tuple[list[Path], list[Path]]:
-    """(traces newest first, the other .json/.json.gz/.gz files by name) of a folder."""
-    candidates = [
-        p for p in Path(folder).iterdir() if p.name.endswith(_FOLDER_SUFFIXES) and p.is_file()
-    ]
-    traces: list[Path] = []
-    others: list[Path] = []
-    for p in candidates:
-        (traces if looks_like_trace(p) else others).append(p)
-    traces.sort(key=lambda p: (p.stat().st_mtime, p.name), reverse=True)
-    return traces, sorted(others)
-
-
-def looks_like_trace(path: Path) -> bool:
-    """Whether a file's start (decompressed when gzip) is Chrome trace JSON: an object whose
-    `traceEvents` key appears early, or an array of events with a `ph`."""
+def read_source(
+    path: str | os.PathLike[str], chosen_from: str | None = None, check: HeadCheck | None = None
+) -> Source:
+    """Open the trace file at `path` (or "-" for standard input) for decoding; `chosen_from` is
+    the folder it was picked from (formats.resolve). Regular files are memory-mapped read-only;
+    pipes, devices and standard input are read as a stream into a temporary file, up to
+    `max_stream_bytes()`, once `check` has passed their first block. What the bytes hold is
+    for formats.format_for to say."""
+    if str(path) == "-":
+        return _read_stream(sys.stdin.buffer, "<stdin>", None, check)
+    name, folder = str(path), chosen_from
     try:
-        with open(path, "rb") as f:
-            head = f.read(_SNIFF_BYTES)
-        if head.startswith(GZIP_MAGIC):
-            head = zlib.decompressobj(_GZIP_WBITS).decompress(head, _SNIFF_BYTES)
-    except (OSError, zlib.error):
-        return False
-    start = (head[3:] if head.startswith(UTF8_BOM) else head).lstrip(b" \t\r\n")
-    if start.startswith(b"{"):
-        return b'"traceEvents"' in start
-    return start.startswith(b"[") and b'"ph"' in start
-
-
-def resolve(path: str | os.PathLike[str]) -> tuple[Path, str | None]:
-    """The file to open for `path`, and the folder it was chosen from when `path` is a folder."""
-    p = Path(path)
-    try:
-        st = p.stat()
+        f = open(path, "rb")  # noqa: SIM115 (kept open while the trace is in use)
     except FileNotFoundError:
-        if p.is_symlink():
-            raise TraceError(str(path), f"broken symbolic link (to {os.readlink(p)})") from None
-        raise TraceError(str(path), "no such file or folder") from None
-    except OSError as e:
-        raise TraceError(str(path), f"cannot read: {e.strerror or e}") from None
-    if stat.S_ISDIR(st.st_mode):
-        traces, others = scan_folder(p)
-        if not traces:
-            protobuf = sorted(q.name for q in p.iterdir() if q.name.endswith(PERFETTO_SUFFIXES))
-            if protobuf:
-                names = ", ".join(protobuf[:3]) + (" ..." if len(protobuf) > 3 else "")
-                raise TraceError(
-                    str(path), f"folder holds Perfetto protobuf traces ({names}), no JSON: {HOW}"
-                )
-            raise TraceError(str(path), no_traces_reason(others))
-        return traces[0], str(p)
-    return p, None
-
-
-def no_traces_reason(others: list[Path]) -> str:
-    if not others:
-        return "folder holds no .json, .json.gz or .gz files"
-    names = ", ".join(p.name for p in others[:3]) + (" ..." if len(others) > 3 else "")
-    return f"folder holds no trace ({len(others)} JSON or gzip files that are not traces: {names})"
-
-
-def check_start(path: str | os.PathLike[str]) -> None:
-    """Cheap checks before anything slow: the path resolves, and its text starts like JSON.
-
-    Reads at most the first block (decompressed when gzip).
-
-    Raises:
-        TraceError: as load_trace would for a missing, empty, binary or non-JSON file.
-    """
-    if str(path) == "-":
-        return  # standard input is checked as it is read
-    file, _ = resolve(path)
-    name = str(file)
-    try:
-        if not stat.S_ISREG(os.stat(file).st_mode):
-            return  # a pipe or a device: reading it here would eat what the loader needs
-        with open(file, "rb") as f:
-            head = f.read(_READ_BLOCK)
-    except OSError as e:
-        raise TraceError(name, f"cannot read: {e.strerror or e}") from None
-    if head.startswith(GZIP_MAGIC):
-        try:
-            head = zlib.decompressobj(_GZIP_WBITS).decompress(head, 4096)
-        except zlib.error as e:
-            raise TraceError(name, f"corrupt gzip data ({e})") from None
-        if not head:
-            raise TraceError(name, _NO_GZIP_CONTENT)
-    if not head:
-        raise TraceError(name, "file is empty")
-    if looks_like_perfetto(head):
-        raise TraceError(name, PERFETTO_MESSAGE)
-    start = head[3:] if head.startswith(UTF8_BOM) else head
-    start = start.lstrip(b" \t\r\n")
-    if start[:1] not in (b"{", b"[", b""):
-        raise TraceError(name, not_json_reason(start))
-
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
-
-
-def not_json_reason(head: bytes) -> str:
-    """Why text that does not start with '{' or '[' is no trace."""
-    if head.startswith(_UTF16_BOMS):
-        return (
-            "not a trace: the file is UTF-16 text, and traces are UTF-8 JSON "
-            "(convert it: iconv -f UTF-16 -t UTF-8)"
-        )
-    if b"\x00" in head[:64] or head[:64].decode("utf-8", "replace").count("\ufffd") > 2:
-        return "not a trace: binary data, not JSON text"
-    return "not a trace: not JSON (a trace starts with '{' or '[')"
-
-
-def read_source(path: str | os.PathLike[str]) -> Source:
-    """Open the trace at `path` (a file, a tensorboard_trace_handler folder, or "-" for standard
-    input) for decoding. Regular files are memory-mapped read-only; pipes, devices and standard
-    input are read as a stream into a temporary file, up to `max_stream_bytes()`."""
-    if str(path) == "-":
-        return _read_stream(sys.stdin.buffer, "<stdin>", None)
-    file, folder = resolve(path)
-    name = str(file)
-    try:
-        f = open(file, "rb")  # noqa: SIM115 (kept open while the trace is in use)
+        raise TraceError(name, "no such file or folder") from None
     except IsADirectoryError:
         raise TraceError(name, "is a folder") from None
     except PermissionError:
@@ -200,7 +85,7 @@ def read_source(path: str | os.PathLike[str]) -> Source:
         st = os.fstat(f.fileno())
         if not stat.S_ISREG(st.st_mode):
             with f:
-                return _read_stream(f, name, folder)
+                return _read_stream(f, name, folder, check)
         if f.read(2) == GZIP_MAGIC:
             with f:
                 f.seek(0)
@@ -227,19 +112,17 @@ def max_stream_bytes() -> int:
         return DEFAULT_MAX_STREAM_BYTES
 
 
-def _read_stream(f: BinaryIO, name: str, folder: str | None) -> Source:
-    """A stream that cannot be mapped: checked by its first bytes, then spooled to a file."""
+def _read_stream(f: BinaryIO, name: str, folder: str | None, check: HeadCheck | None) -> Source:
+    """A stream that cannot be mapped: decompressed when gzip, else checked by its first
+    block and spooled to a file."""
     head = f.read(_READ_BLOCK)
     if not head:
         raise TraceError(name, "no data (empty input)")
     if head.startswith(GZIP_MAGIC):
         data, truncated = _gunzip(_Prefixed(head, f), name)
         return Source(name, data, True, truncated, folder)
-    if looks_like_perfetto(head):
-        raise TraceError(name, PERFETTO_MESSAGE)
-    start = head[3:] if head.startswith(UTF8_BOM) else head
-    if start.lstrip(b" \t\r\n")[:1] not in (b"{", b"[", b""):
-        raise TraceError(name, not_json_reason(start))
+    if check is not None:
+        check(head, name)
     limit = max_stream_bytes()
     spool = tempfile.TemporaryFile(prefix="trace-tui-")  # noqa: SIM115 (mapped, then closed)
     with spool:
@@ -312,7 +195,7 @@ def _gunzip_into(f: Reader, name: str, spool: BinaryIO | None) -> tuple[bytearra
     """Decompress into `spool` (returning an empty buffer) or, without one, into memory."""
     out = bytearray()
     written = 0
-    d = zlib.decompressobj(_GZIP_WBITS)
+    d = zlib.decompressobj(GZIP_WBITS)
 
     def emit(data: bytes) -> None:
         nonlocal written
@@ -328,7 +211,7 @@ def _gunzip_into(f: Reader, name: str, spool: BinaryIO | None) -> tuple[bytearra
                 if d.eof:
                     if not block.startswith(GZIP_MAGIC):
                         return out, False  # padding after the last member is harmless
-                    d = zlib.decompressobj(_GZIP_WBITS)
+                    d = zlib.decompressobj(GZIP_WBITS)
                 emit(d.decompress(block))
                 block = d.unused_data
     except zlib.error as e:
@@ -336,5 +219,5 @@ def _gunzip_into(f: Reader, name: str, spool: BinaryIO | None) -> tuple[bytearra
             raise TraceError(name, f"corrupt gzip data ({e})") from None
         return out, True
     if not written:
-        raise TraceError(name, _NO_GZIP_CONTENT)
+        raise TraceError(name, NO_GZIP_CONTENT)
     return out, not d.eof

@@ -15,35 +15,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from ..analysis.diff import (
-    ADDED,
-    HEADLINE,
-    KERNEL_COLUMNS,
-    MATCHED,
-    OP_COLUMNS,
-    REGION_COLUMNS,
-    REMOVED,
-    DiffRow,
-    Side,
-    TraceDiff,
-    ranked,
-)
+from ..analysis.diff import ADDED, HEADLINE, MATCHED, REMOVED, DiffRow, Side, TraceDiff, ranked
 from ..text import printable
-from ..timescale import format_duration
-from .report import table_lines
+from .diff_tables import DIFF_TABLES, HEADLINES, SORTS, Headline, header, shown, signed
+from .render import lines
+from .render.json import dumps
+from .table_spec import Grid, View
 
 # --sort names -> columns, per table.
-OP_SORTS = {
-    "calls": "calls",
-    "self_cpu": "self_cpu_ns",
-    "cpu_total": "cpu_total_ns",
-    "self_cuda": "self_cuda_ns",
-    "cuda_total": "cuda_total_ns",
-}
-KERNEL_SORTS = {"total": "total_ns", "calls": "calls", "max": "max_ns"}
-REGION_SORTS = {"gpu": "gpu_ns", "cpu_total": "cpu_total_ns", "calls": "calls"}
+OP_SORTS, KERNEL_SORTS, REGION_SORTS = SORTS["ops"], SORTS["kernels"], SORTS["regions"]
 _HEADLINE_LABELS = {
     "step": "Step (median)",
     "window": "Profiled window",
@@ -77,9 +57,21 @@ def as_json(d: TraceDiff, sort: str | None, top: int) -> bytes:
         "counts": {name: _counts(rows) for name, rows in tables(d).items()},
     }
     for name, rows in tables(d).items():
-        columns = _COLUMNS[name]
-        doc[name] = [_row_json(r, columns, name) for r in _top(ranked(rows, sorts[name]), top)]
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+        doc[name] = DIFF_TABLES[name].view(_top(ranked(rows, sorts[name]), top)).records()
+    return dumps(doc)
+
+
+def as_csv(d: TraceDiff, sort: str | None, top: int) -> list[Grid]:
+    """The headline numbers, then the three tables as `as_text` ranks them (named ops,
+    kernels, regions)."""
+    sorts = sorts_for(d, sort)
+    return [
+        HEADLINES.view(headlines(d)).grid(),
+        *(
+            DIFF_TABLES[name].view(_top(ranked(rows, sorts[name]), top)).grid(name)
+            for name, rows in tables(d).items()
+        ),
+    ]
 
 
 def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
@@ -94,21 +86,20 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
     out.append(f"{d.matched_share:.0%} of the time is in ops and kernels found in both traces.")
     out += [f"Note: {printable(n)}" for n in d.notes]
     out.append("")
-    out += table_lines(["", "BASE", "NEW", "Delta", "Delta %"], _headline_rows(d), markdown)
+    out += lines(HEADLINES.view(headlines(d)).grid(), markdown)
     for name, title in (("ops", "Ops"), ("kernels", "Kernels"), ("regions", "Regions")):
         rows = tables(d)[name]
         column = sorts[name]
         counts = _counts(rows)
         out.append("")
-        shown = _top(ranked(rows, column), top)
+        ranked_rows = _top(ranked(rows, column), top)
         caption = (
-            f"{title} by change in {_HEADERS[column]} ({len(shown)} of {len(rows)}: "
+            f"{title} by change in {header(column)} ({len(ranked_rows)} of {len(rows)}: "
             f"{counts[MATCHED]} matched, {counts[ADDED]} added, {counts[REMOVED]} removed)"
         )
         out += [f"#### {caption}", ""] if markdown else [caption]
         if rows:
-            headers, cells = table_cells(name, shown, column, full=markdown)
-            out += table_lines(headers, cells, markdown)
+            out += lines(view(name, ranked_rows, column, full=markdown).grid(), markdown)
     return "\n".join(out) + "\n"
 
 
@@ -118,7 +109,7 @@ def drivers(d: TraceDiff, metric: str, n: int = 3) -> list[str]:
     columns = ("self_cpu_ns", "self_cuda_ns") if metric in ("step", "window") else ("self_cuda_ns",)
     found = [(r.delta(c), r.name, c) for c in columns for r in d.ops if r.delta(c) > 0]
     found.sort(key=lambda f: (-f[0], f[1]))
-    return [f"{name} ({_signed(delta, c)} {_HEADERS[c]})" for delta, name, c in found[:n]]
+    return [f"{name} ({signed(delta, c)} {header(c)})" for delta, name, c in found[:n]]
 
 
 def headline_label(metric: str) -> str:
@@ -126,27 +117,12 @@ def headline_label(metric: str) -> str:
 
 
 def column_header(column: str) -> str:
-    return _HEADERS[column]
+    return header(column)
 
 
 def tables(d: TraceDiff) -> dict[str, list[DiffRow]]:
     """The three tables by name: ops, kernels, regions."""
     return {"ops": d.ops, "kernels": d.kernels, "regions": d.regions}
-
-
-_COLUMNS = {"ops": OP_COLUMNS, "kernels": KERNEL_COLUMNS, "regions": REGION_COLUMNS}
-_HEADERS = {
-    "calls": "calls",
-    "self_cpu_ns": "Self CPU",
-    "cpu_total_ns": "CPU total",
-    "self_cuda_ns": "Self CUDA",
-    "cuda_total_ns": "CUDA total",
-    "total_ns": "GPU time",
-    "min_ns": "min",
-    "max_ns": "max",
-    "gpu_ns": "GPU time",
-    "kernels": "kernels",
-}
 
 
 def _top(rows: list[DiffRow], top: int) -> list[DiffRow]:
@@ -170,102 +146,23 @@ def _side_json(side: Side) -> dict[str, Any]:
     }
 
 
-def _row_json(r: DiffRow, columns: tuple[str, ...], table: str) -> dict[str, Any]:
-    row: dict[str, Any] = {
-        "name": r.name,
-        "status": r.status,
-        "base": r.base,
-        "new": r.new,
-        "delta": {c: r.delta(c) for c in columns},
-        "percent": {c: r.percent(c) for c in columns},
-    }
-    if table == "regions":
-        row["replaced"] = {"gone": r.replaced[0], "new": r.replaced[1]}
-    return row
-
-
-def _amount(value: int | None, column: str) -> str:
-    if value is None:
-        return "-"
-    return str(value) if column in ("calls", "kernels") else format_duration(value)
-
-
-def _signed(value: int, column: str) -> str:
-    return ("+" if value > 0 else "") + _amount(value, column)
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value:+.1f}%"
-
-
-def _headline_rows(d: TraceDiff) -> list[list[str]]:
+def headlines(d: TraceDiff) -> list[Headline]:
+    """The headline numbers (the step's only where a trace has steps), idle time by cause,
+    and the verdicts."""
     rows = []
     for metric in HEADLINE:
         before, after = d.base.metric(metric), d.new.metric(metric)
         if metric == "step" and before is None and after is None:
             continue
-        delta = after - before if before is not None and after is not None else None
-        pct = 100.0 * delta / before if delta is not None and before else None
-        rows.append(
-            [
-                _HEADLINE_LABELS[metric],
-                _amount(before, "ns"),
-                _amount(after, "ns"),
-                _signed(delta, "ns") if delta is not None else "-",
-                _percent(pct),
-            ]
-        )
+        rows.append(Headline(_HEADLINE_LABELS[metric], before, after))
     for cause in dict.fromkeys([*d.base.idle_ns, *d.new.idle_ns]):
         before, after = d.base.idle_ns.get(cause, 0), d.new.idle_ns.get(cause, 0)
-        pct = 100.0 * (after - before) / before if before else None
-        rows.append(
-            [
-                f"Idle: {cause}",
-                _amount(before, "ns"),
-                _amount(after, "ns"),
-                _signed(after - before, "ns"),
-                _percent(pct),
-            ]
-        )
-    rows.append(["Verdict", d.base.verdict, d.new.verdict, "", ""])
+        rows.append(Headline(f"Idle: {cause}", before, after))
+    rows.append(Headline("Verdict", None, None, (d.base.verdict, d.new.verdict)))
     return rows
 
 
-def table_cells(
-    name: str, rows: list[DiffRow], column: str, full: bool = False
-) -> tuple[list[str], list[list[str]]]:
+def view(name: str, rows: list[DiffRow], column: str, full: bool = False) -> View[DiffRow]:
     """The ranked column in full (BASE, NEW, delta, delta %) and the others as deltas; with
     `full` (Markdown, where width costs nothing), every column in full."""
-    others = [c for c in _COLUMNS[name] if c not in (column, "calls")]
-    headers = ["Name", "Status", "Calls", *_full_headers(column, short=True)]
-    for c in others:
-        headers += _full_headers(c, short=False) if full else [f"Delta {_HEADERS[c]}"]
-    if name == "regions":
-        headers.append("Kernels only in BASE / NEW")
-    cells = []
-    for r in rows:
-        calls = f"{_amount(r.value('base', 'calls'), 'calls')} -> {r.value('new', 'calls')}"
-        row = [printable(r.name), r.status, calls, *_full_cells(r, column)]
-        for c in others:
-            row += _full_cells(r, c) if full else [_signed(r.delta(c), c)]
-        if name == "regions":
-            gone, came = r.replaced
-            row.append(f"{len(gone)} / {len(came)}" if gone or came else "")
-        cells.append(row)
-    return headers, cells
-
-
-def _full_headers(column: str, short: bool) -> list[str]:
-    head = _HEADERS[column]
-    if short:
-        return [f"{head} BASE", "NEW", "Delta", "Delta %"]
-    return [f"{head} BASE", f"{head} NEW", f"{head} delta", f"{head} delta %"]
-
-
-def _full_cells(r: DiffRow, column: str) -> list[str]:
-    return [
-        _amount(r.value("base", column) if r.base else None, column),
-        _amount(r.value("new", column) if r.new else None, column),
-        _signed(r.delta(column), column),
-        _percent(r.percent(column)),
-    ]
+    return DIFF_TABLES[name].view(rows, columns=shown(name, column, full))

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ..analysis.graphs import Graphs, Node, nodes
 from ..text import counted, printable
 from ..timescale import format_duration
 from ..trace import Trace
-from .report import table_lines
+from .graph_table import GRAPH_NODES
+from .render import lines
+from .render.json import dumps
+from .table_spec import Grid
 
 NONE = "no CUDA graph replays: no cudaGraphLaunch or hipGraphLaunch here started GPU work"
-HEADERS = ["Kernel", "Node", "Node id", "Calls", "Total", "Avg", "Min", "Max"]
 
 
 def as_json(trace: Trace, found: Graphs, top: int) -> bytes:
@@ -35,24 +35,23 @@ def as_json(trace: Trace, found: Graphs, top: int) -> bytes:
                 "gpu_ns": g.gpu_ns,
                 "share": round(found.share(g), 6),
                 "launch_cpu_ns": g.launch_cpu_ns,
-                "nodes": [
-                    {
-                        "name": n.name,
-                        "node": n.index + 1,
-                        "node_id": n.node_id,
-                        "calls": n.calls,
-                        "total_ns": n.total_ns,
-                        "avg_ns": round(n.avg_ns),
-                        "min_ns": n.min_ns,
-                        "max_ns": n.max_ns,
-                    }
-                    for n in _top(_heaviest(trace, found, i), top)
-                ],
+                "nodes": GRAPH_NODES.view(_top(_heaviest(trace, found, i), top)).records(),
             }
             for i, g in enumerate(found.graphs)
         ],
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return dumps(doc)
+
+
+def as_csv(trace: Trace, found: Graphs, top: int) -> list[Grid]:
+    """Each graph's nodes, the table named for the graph ("graph #1"); without graphs, the
+    header alone."""
+    if not found.graphs:
+        return [GRAPH_NODES.view([]).grid()]
+    return [
+        GRAPH_NODES.view(_top(_heaviest(trace, found, i), top)).grid(g.label)
+        for i, g in enumerate(found.graphs)
+    ]
 
 
 def as_text(trace: Trace, found: Graphs, top: int, markdown: bool) -> str:
@@ -73,20 +72,7 @@ def as_text(trace: Trace, found: Graphs, top: int, markdown: bool) -> str:
             f"{format_duration(g.gpu_ns)} of GPU work ({found.share(g):.0%}), launch calls "
             f"{format_duration(g.launch_cpu_ns)}"
         )
-        rows = [
-            [
-                printable(n.name),
-                str(n.index + 1),
-                n.node_id,
-                f"{n.calls:,}",
-                format_duration(n.total_ns),
-                format_duration(round(n.avg_ns)),
-                format_duration(n.min_ns),
-                format_duration(n.max_ns),
-            ]
-            for n in _top(_heaviest(trace, found, i), top)
-        ]
-        out += table_lines(HEADERS, rows, markdown)
+        out += lines(GRAPH_NODES.view(_top(_heaviest(trace, found, i), top)).grid(), markdown)
     return "\n".join(out) + "\n"
 
 
@@ -95,5 +81,5 @@ def _heaviest(trace: Trace, found: Graphs, graph: int) -> list[Node]:
     return sorted(nodes(trace, found, graph), key=lambda n: (-n.total_ns, n.index))
 
 
-def _top(rows: list[Any], top: int) -> list[Any]:
+def _top(rows: list[Node], top: int) -> list[Node]:
     return rows[:top] if top else rows

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..analysis.call_tree import MODULE, CallTree
+from ..analysis.call_tree import CallTree
+from ..patterns import MODULE_PREFIX as MODULE
 from .tree_report import chain
 
 

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from ..analysis.steps import profiled_window, step_windows
 from ..trace import Trace
-from .rows import Row, RowSlices
+from .rows import DisplayRow, RowSlices
 
 MIN_WINDOW_NS = 10
 FIT_MARGIN = 0.1  # `f` leaves this much of the slice's length free on each side
@@ -187,7 +187,7 @@ def search(trace: Trace, text: str) -> npt.NDArray[np.int64]:
     return rows[np.lexsort((rows, trace.slices.start[rows]))]
 
 
-def row_move(rows: list[Row], cursor: int, delta: int) -> int | None:
+def row_move(rows: list[DisplayRow], cursor: int, delta: int) -> int | None:
     """The display row `delta` rows away (1 or -1) that holds slices or a counter, skipping
     process headers; None at the end."""
     target = cursor
@@ -198,7 +198,7 @@ def row_move(rows: list[Row], cursor: int, delta: int) -> int | None:
     return None
 
 
-def lane_move(rows: list[Row], cursor: int, delta: int) -> int | None:
+def lane_move(rows: list[DisplayRow], cursor: int, delta: int) -> int | None:
     """The first row of the next (1) or previous (-1) lane, or None at the end."""
     here = rows[cursor].lane if rows else -1
     target = cursor

@@ -20,7 +20,7 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
-  table: "ops" or "kernels", sort, rows: [...] with the JSON keys of present/tables.py
+  table: "ops" or "kernels", sort, rows: [...] with the JSON keys of op_table.py, kernel_table.py
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
          calls; kernels: name, total_ns, avg_ns, min_ns, max_ns, calls, share,
@@ -36,19 +36,22 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-import orjson
-
 from ..analysis.compiled import Compiled
 from ..analysis.summary import Summary
-from ..text import counted, printable, shown
+from ..text import counted, printable
 from ..timescale import format_bytes, format_duration
-from .tables import Row, ScopeReport, Totals, cells, row_json
+from .render import lines
+from .render.json import dumps
+from .step_table import STEPS
+from .table_spec import Grid, Totals
+from .tables import AnyScopeReport
 
 
 def as_json(
-    path: str, report: ScopeReport, rows: list[Row], roofline: dict[str, Any] | None = None
+    path: str, report: AnyScopeReport, top: int, roofline: dict[str, Any] | None = None
 ) -> bytes:
-    """`roofline`: the by-kind closeness to the roof and MFU, where shapes were recorded."""
+    """`roofline`: the by-kind closeness to the roof and MFU, where shapes were recorded;
+    `top`: the table's first rows (0: all)."""
     summary, totals = report.summary, report.totals
     e = summary.verdict.evidence
     doc: dict[str, Any] = {
@@ -112,24 +115,18 @@ def as_json(
             ],
         },
         "verdict": {"label": summary.verdict.label, "reason": summary.verdict.reason},
-        "steps": [
-            {
-                "name": s.name,
-                "start_ns": s.start_ns,
-                "dur_ns": s.dur_ns,
-                "gpu_ns": s.verdict.evidence.launched_gpu_ns,
-                "gpu_wall_ns": s.verdict.evidence.wall_ns,
-                "gpu_busy_fraction": round(s.verdict.evidence.gpu_busy, 6),
-                "exposed_comm_ns": s.verdict.evidence.exposed_comm_ns,
-                "verdict": s.verdict.label,
-            }
-            for s in summary.steps
-        ],
+        "steps": STEPS.view(summary.steps).records(),
         "table": report.table.name,
         "sort": report.sort,
-        "rows": [row_json(report.table, r) for r in rows],
+        "rows": report.view(top).records(),
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return dumps(doc)
+
+
+def as_csv(report: AnyScopeReport, top: int) -> list[Grid]:
+    """The tables `as_text` prints: the steps (where the trace has them), then the table."""
+    steps = [STEPS.view(report.summary.steps).grid()] if report.summary.steps else []
+    return [*steps, report.view(top).grid()]
 
 
 def _window(summary: Summary) -> str:
@@ -240,8 +237,8 @@ def _graphs_line(summary: Summary) -> str:
 
 def as_text(
     path: str,
-    report: ScopeReport,
-    rows: list[Row],
+    report: AnyScopeReport,
+    top: int,
     markdown: bool,
     scope: str | None = None,
     roofline: str | None = None,
@@ -268,58 +265,11 @@ def as_text(
         out += [f"{label:<{width}}  {printable(value)}" for label, value in pairs]
     if summary.steps:
         out.append("")
-        step_rows = [
-            [
-                s.name,
-                format_duration(s.dur_ns),
-                format_duration(s.verdict.evidence.launched_gpu_ns),
-                f"{s.verdict.evidence.gpu_busy:.1%}",
-                s.verdict.label,
-            ]
-            for s in summary.steps
-        ]
-        headers = ["Step", "CPU time", "GPU launched", "GPU busy", "Verdict"]
-        out += table_lines(headers, step_rows, markdown)
+        out += lines(STEPS.view(summary.steps).grid(), markdown)
     out.append("")
     if not report.rows:  # as the pane says it
         what = "GPU work" if report.table.name == "kernels" else "ops"
         out.append(f"No {what} in this {'trace' if scope is None else 'scope'}.")
         return "\n".join(out) + "\n"
-    headers = [c.header for c in report.columns]
-    out += table_lines(headers, [cells(report.columns, r, report.totals) for r in rows], markdown)
+    out += lines(report.view(top).grid(), markdown)
     return "\n".join(out) + "\n"
-
-
-def _markdown_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def table_lines(headers: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    rows = [[shown(c, 500) for c in row] for row in rows]
-    if markdown:
-
-        def line(row: list[str]) -> str:
-            # `<built-in function ...>` would be read as an HTML tag and vanish.
-            return "| " + " | ".join(_markdown_cell(c) for c in row) + " |"
-
-        return [line(headers), "|" + "---|" * len(headers), *(line(r) for r in rows)]
-    widths = [
-        max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)
-    ]
-    widths[0] = min(widths[0], 60)
-
-    def fit(text: str, i: int) -> str:
-        if i == 0:
-            return (text if len(text) <= widths[0] else text[: widths[0] - 1] + "…").ljust(
-                widths[0]
-            )
-        return text.rjust(widths[i])
-
-    rule = "  ".join("-" * w for w in widths)
-    return [
-        rule,
-        "  ".join(fit(h, i) for i, h in enumerate(headers)),
-        rule,
-        *("  ".join(fit(c, i) for i, c in enumerate(r)) for r in rows),
-        rule,
-    ]

@@ -18,8 +18,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-import orjson
-
 from ..analysis.roofline import (
     KindTotal,
     Roofline,
@@ -30,29 +28,18 @@ from ..analysis.roofline import (
     roofline,
 )
 from ..analysis.steps import profiled_window, step_windows
-from ..analysis.work import DTYPE_BYTES
 from ..text import counted, printable
 from ..timescale import format_duration
 from ..trace import Trace
-from .report import table_lines
+from .render import lines
+from .render.json import dumps
+from .roofline_table import ROOFLINE, roof_rows
+from .table_spec import Grid
 
 NO_SHAPES = "profile with record_shapes=True for FLOPs: this trace has no input shapes"
 # The summary reads the args of at most this many modelled calls for its Roofline line (about
 # a second's work); beyond it the line points to `summary --roofline`.
 IN_SUMMARY = 200_000
-HEADERS = [
-    "Name",
-    "Input Dims",
-    "dtype",
-    "Calls",
-    "GPU total",
-    "GFLOPs/call",
-    "MB/call",
-    "FLOP/B",
-    "TFLOP/s",
-    "TB/s",
-    "% of roof",
-]
 
 
 def note(r: Roofline) -> str | None:
@@ -161,9 +148,13 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "dtype": r.dtype_class(),
         "window": asdict(window),
         "steps": [asdict(u) for u in steps],
-        "rows": [_row_json(r, row) for row in _top(r.rows, top)],
+        "rows": ROOFLINE.view(roof_rows(r, _top(r.rows, top))).records(),
     }
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return dumps(doc)
+
+
+def as_csv(r: Roofline, top: int) -> list[Grid]:
+    return [ROOFLINE.view(roof_rows(r, _top(r.rows, top))).grid()]
 
 
 def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
@@ -198,7 +189,7 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
         )
     if r.rows:
         out.append("")
-        out += table_lines(HEADERS, [_cells(r, row) for row in _top(r.rows, top)], markdown)
+        out += lines(ROOFLINE.view(roof_rows(r, _top(r.rows, top))).grid(), markdown)
     return "\n".join(out) + "\n"
 
 
@@ -229,50 +220,3 @@ def _kind_json(k: KindTotal) -> dict[str, Any]:
 
 def _top(rows: list[ShapeRow], top: int) -> list[ShapeRow]:
     return rows[:top] if top else rows
-
-
-def _cells(r: Roofline, row: ShapeRow) -> list[str]:
-    share = r.percent_of_peak(row)
-    return [
-        printable(row.name),
-        printable(row.dims),
-        _dtypes(row),
-        str(row.calls),
-        format_duration(row.gpu_ns),
-        f"{row.work.flops / 1e9:.4g}",
-        f"{row.work.bytes / 1e6:.4g}",
-        f"{row.work.intensity:.1f}",
-        f"{row.tflops:.2f}" if row.tflops is not None else "-",
-        f"{row.tbs:.3f}" if row.tbs is not None else "-",
-        f"{share[0]:.1f}% {share[1]}" if share else "-",
-    ]
-
-
-def _dtypes(row: ShapeRow) -> str:
-    """The tensors' dtypes, each once ("BFloat16/float" for a copy from fp32 to bf16)."""
-    types = orjson.loads(row.types) if row.types else []
-    named = [t.removeprefix("c10::") for t in types if isinstance(t, str) and t in DTYPE_BYTES]
-    return "/".join(dict.fromkeys(named)) or row.work.dtype.removeprefix("c10::")
-
-
-def _row_json(r: Roofline, row: ShapeRow) -> dict[str, Any]:
-    share = r.percent_of_peak(row)
-    return {
-        "name": row.name,
-        "input_dims": orjson.loads(row.dims),
-        "input_types": orjson.loads(row.types),
-        "dtype": row.work.dtype,
-        "kind": row.work.kind,
-        "calls": row.calls,
-        "gpu_ns": row.gpu_ns,
-        "min_ns": row.min_ns,
-        "max_ns": row.max_ns,
-        "flops_per_call": row.work.flops,
-        "bytes_per_call": row.work.bytes,
-        "flops_per_byte": row.work.intensity,
-        "tflops": row.tflops,
-        "tbs": row.tbs,
-        "percent_of_roof": share[0] if share else None,
-        "bound": share[1] if share else None,
-        "idle_calls": row.idle_calls,
-    }

@@ -34,7 +34,7 @@ GPU_ANNOTATION_CATEGORY = "gpu_user_annotation"
 
 
 @dataclass(frozen=True)
-class Row:
+class DisplayRow:
     """One line of the timeline: a process header, one row of a lane, or a counter."""
 
     process: int
@@ -236,35 +236,35 @@ def is_bookkeeping(trace: Trace, lane_index: int) -> bool:
 
 def layout(
     trace: Trace, lanes: LaneRows, pinned: tuple[int, ...] = (), grouped: tuple[int, ...] = ()
-) -> list[Row]:
+) -> list[DisplayRow]:
     """Display rows: the pinned lanes first (then one pinned row of the `grouped` lanes' work
     together), then each process's header, its other lanes and its counters."""
     out = [
-        Row(trace.lanes[lane].process, lane, level, pinned=True)
+        DisplayRow(trace.lanes[lane].process, lane, level, pinned=True)
         for lane in pinned
         for level in range(lanes.count(lane))
     ]
     if grouped:
-        out.append(Row(-1, -1, 0, pinned=True, group=grouped))
+        out.append(DisplayRow(-1, -1, 0, pinned=True, group=grouped))
     first = trace.processes[0].index if trace.processes else -1
     series = counter_series(trace)
     for process in trace.processes:
         body = [
-            Row(process.index, lane, level)
+            DisplayRow(process.index, lane, level)
             for lane in process.lanes
             if lane not in pinned
             for level in range(lanes.count(lane))
         ]
         # Counters of the process (those of no known process go with the first one).
         body += [
-            Row(process.index, -1, 0, i)
+            DisplayRow(process.index, -1, 0, i)
             for i, c in enumerate(series)
             if (c.process == process.index or (c.process < 0 and process.index == first))
             and bool(c.values.any())  # a series that never leaves zero gets no row
         ]
         if body or not process.lanes:
-            out.append(Row(process.index, -1, 0))
+            out.append(DisplayRow(process.index, -1, 0))
             out += body
     if not trace.processes:  # counters alone
-        out += [Row(-1, -1, 0, i) for i in range(len(series))]
+        out += [DisplayRow(-1, -1, 0, i) for i in range(len(series))]
     return out

@@ -18,16 +18,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ..analysis.attribution import attribute
-from ..analysis.call_tree import MODULE, CallTree
+from ..analysis.call_tree import CallTree
+from ..patterns import MODULE_PREFIX as MODULE
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
-from .report import table_lines
+from .render import lines
+from .render.json import dumps
+from .table_spec import Grid, Totals
+from .tree_table import TREE, TreeLine
 
-HEADERS = ["Total", "%", "Self", "Calls", "Name"]
 CHAIN_SHOWN = 3  # a longer joined chain shows its first and last names only
 
 
@@ -60,12 +61,41 @@ def chain_label(tree: CallTree, nodes: list[int]) -> str:
     return f"{tree.label(nodes[0])} › … › {tree.label(nodes[-1])} (+{hidden} frames)"
 
 
+def tree_lines(tree: CallTree, depth: int, min_share: float, indent: str = "  ") -> list[TreeLine]:
+    """The lines of the tree to `depth` levels, heaviest first, leaving out children under
+    `min_share` of the root (one line counts them)."""
+    root = int(tree.total[0])
+    out: list[TreeLine] = []
+
+    def walk(node: int, level: int) -> None:
+        nodes = chain(tree, node) if node else [0]
+        last = nodes[-1]
+        calls = int(tree.calls[last]) if last else None
+        total, own = int(tree.total[last]), int(tree.self_[last])
+        out.append(TreeLine(level, chain_label(tree, nodes), indent, total, own, calls))
+        if level + 1 >= depth:
+            return
+        shown, hidden, rest = visible(tree, last, min_share * root)
+        for k in shown:
+            walk(k, level + 1)
+        if hidden:
+            more = f"({hidden} more, {format_duration(rest)})"
+            out.append(TreeLine(level, more, indent, rest, more=hidden))
+
+    walk(0, 0)
+    return out
+
+
+def _view(tree: CallTree, depth: int, min_share: float, markdown: bool) -> Grid:
+    found = tree_lines(tree, depth, min_share, "· " if markdown else "  ")
+    return TREE.view(found, Totals(root_ns=int(tree.total[0]))).grid()
+
+
 def as_text(
     trace: Trace, tree: CallTree, view: str, depth: int, min_share: float, markdown: bool
 ) -> str:
     head = f"{printable(trace.path)}: {view} call tree by {tree.weight.upper()} time"
     out = [f"### trace-tui tree: `{head}`" if markdown else head]
-    root = int(tree.total[0])
     why = empty_reason(trace, tree, view)
     if why is not None:
         out.append(why)
@@ -76,31 +106,16 @@ def as_text(
             f"({format_duration(outside)} of GPU work was launched outside the trace: no call "
             "path holds it)"
         )
-    rows: list[list[str]] = []
-
-    def walk(node: int, level: int) -> None:
-        nodes = chain(tree, node) if node else [0]
-        last = nodes[-1]
-        indent = ("· " if markdown else "  ") * level
-        rows.append(_cells(tree, last, root, indent + chain_label(tree, nodes)))
-        if level + 1 >= depth:
-            return
-        shown, hidden, rest = visible(tree, last, min_share * root)
-        for k in shown:
-            walk(k, level + 1)
-        if hidden:
-            more = f"{indent}  ({hidden} more, {format_duration(rest)})"
-            rows.append(["", "", "", "", more])
-
-    walk(0, 0)
-    if markdown:
-        out += table_lines(HEADERS, rows, markdown)
-    else:  # numbers in fixed columns, the names after them in full, indented
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(HEADERS[:4])]
-        for row in [HEADERS, *rows]:
-            cells = "  ".join(c.rjust(w) for c, w in zip(row[:4], widths, strict=True))
-            out.append(f"{cells}  {row[4]}".rstrip())
+    # Text: numbers in fixed columns, the names after them in full, indented.
+    out += lines(_view(tree, depth, min_share, markdown), markdown, layout="name_last")
     return "\n".join(out) + "\n"
+
+
+def as_csv(trace: Trace, tree: CallTree, view: str, depth: int, min_share: float) -> list[Grid]:
+    """The lines `as_text` prints (empty where the tree has nothing to show)."""
+    if empty_reason(trace, tree, view) is not None:
+        return [TREE.view([]).grid()]
+    return [_view(tree, depth, min_share, markdown=False)]
 
 
 def empty_reason(trace: Trace, tree: CallTree, view: str) -> str | None:
@@ -123,17 +138,6 @@ def unlaunched_ns(trace: Trace) -> int:
     return int(trace.slices.dur[att.work[att.launch < 0]].sum())
 
 
-def _cells(tree: CallTree, node: int, root: int, name: str) -> list[str]:
-    total = int(tree.total[node])
-    return [
-        format_duration(total),
-        f"{total / root:.1%}",
-        format_duration(int(tree.self_[node])),
-        f"{int(tree.calls[node]):,}" if node else "",
-        printable(name),
-    ]
-
-
 def as_json(trace: Trace, tree: CallTree, view: str, depth: int, min_share: float) -> bytes:
     root = int(tree.total[0])
 
@@ -153,4 +157,4 @@ def as_json(trace: Trace, tree: CallTree, view: str, depth: int, min_share: floa
         return out
 
     doc = {"path": trace.path, "weight": tree.weight, "view": view, "root": node_json(0, 0)}
-    return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    return dumps(doc)

@@ -13,11 +13,11 @@ from ..source import Source
 from .args import ChunkTable, JsonArgs
 from .decode_pass import Decoded, collect_range
 from .locate import Layout, locate_events
-from .parallel import read_parallel
+from .parallel import PARALLEL_FROM_BYTES, read_parallel
 
 NAME = JsonArgs.name
 
-__all__ = ["NAME", "JsonArgs", "read"]
+__all__ = ["NAME", "PARALLEL_FROM_BYTES", "JsonArgs", "read"]
 
 
 def read(source: Source, progress: Progress | None = None, workers: int = 1) -> Imported:

@@ -10,12 +10,8 @@ import msgspec
 import numpy as np
 
 from ...errors import TraceError
-from ..perfetto_sniff import MESSAGE as PERFETTO_MESSAGE
-from ..perfetto_sniff import looks_like_perfetto
-from ..source import UTF8_BOM, Buffer, not_json_reason
+from ..source import UTF8_BOM, Buffer
 from .args import decode_args
-
-SNIFF_BYTES = 65536  # enough for a few packets of a protobuf trace
 
 _EVENTS_KEY = re.compile(rb'"traceEvents"\s*:\s*\[')
 
@@ -38,18 +34,14 @@ class Layout:
 
 
 def locate_events(buf: Buffer, name: str) -> Layout:
-    """Find the event array of an object-form or array-form trace."""
+    """Find the event array of an object-form or array-form trace (formats.guess has seen
+    that the text starts with '{' or '[', or is only white space)."""
     first = _first_byte(buf)
     if first is None:
         raise TraceError(name, "file is empty or only whitespace")
-    if looks_like_perfetto(bytes(buf[:SNIFF_BYTES])):
-        raise TraceError(name, PERFETTO_MESSAGE)
-    lead = buf[first : first + 1]
-    if lead == b"[":
+    if buf[first : first + 1] == b"[":
         end = _closing_bracket(buf)
         return Layout("array", first + 1, end if end is not None else len(buf), end is not None)
-    if lead != b"{":
-        raise TraceError(name, not_json_reason(bytes(buf[first : first + 64])))
     quick = _locate_by_key(buf, strict=True)
     if quick is not None:
         return quick

@@ -11,27 +11,17 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from pathlib import Path
 
-from ..analysis.rank_stats import RankStats, rank_stats
+from ..analysis.rank_stats import RankFailed, RankStats, rank_stats
 from ..errors import TraceError
-from ..ingest import load_trace
 from ..ingest.cache import ModelCache
 from ..ingest.cores import default_workers
 from ..ingest.rank_folder import RankFiles
+from .facts import load_trace
 
 # Below this many bytes of traces in all, starting worker processes costs more than it saves.
 POOL_FROM_BYTES = 32 << 20
-
-
-@dataclass(frozen=True)
-class RankFailed:
-    """A rank whose trace could not be read: its one-line error."""
-
-    rank: int
-    path: str
-    error: str
 
 
 def summarise_rank(rank: int, path: str, use_cache: bool) -> RankStats | RankFailed:

@@ -1,0 +1,143 @@
+"""Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
+were recorded, the roofline's rows) is kept beside the cached model as it is derived; a later
+run reads it back equal to a fresh computation, a changed trace derives it again, loading
+derives nothing ahead of need, and an entry without facts (as the build before them wrote),
+with damaged facts or with facts of another version, derives them again cleanly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.model.test_health import EVENTS, _x
+from tests.tui.helpers import run
+from tui.model.analysis import health as health_module
+from tui.model.analysis import roofline
+from tui.model.ingest import load_trace as load_without_facts
+from tui.model.ingest.cache import ModelCache
+from tui.model.passes import facts, load_trace
+
+MM = {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}
+SHAPED = [_x("aten::mm", 50, 5, **MM), _x("aten::mm", 60, 5, **MM), *EVENTS]
+
+
+@pytest.fixture
+def broken(tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps({"traceEvents": SHAPED}))
+    return path
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    """How often each fact was derived."""
+    calls = {"health": 0, "shapes": 0, "rows": 0}
+    health, shapes, rows = health_module._health, roofline._shapes_recorded, roofline._rows
+
+    def counted_health(trace):
+        calls["health"] += 1
+        return health(trace)
+
+    def counted_shapes(trace):
+        calls["shapes"] += 1
+        return shapes(trace)
+
+    def counted_rows(trace):
+        calls["rows"] += 1
+        return rows(trace)
+
+    monkeypatch.setattr(health_module, "_health", counted_health)
+    monkeypatch.setattr(roofline, "_shapes_recorded", counted_shapes)
+    monkeypatch.setattr(roofline, "_rows", counted_rows)
+    return calls
+
+
+def _facts(trace):
+    rows, call_rows, call_group = roofline.shape_rows(trace)
+    return (
+        health_module.health(trace),
+        roofline.shapes_recorded(trace),
+        (rows, call_rows.tolist(), call_group.tolist()),
+    )
+
+
+def _fresh(path):
+    return _facts(load_without_facts(path))
+
+
+def test_kept_facts_equal_a_fresh_computation(tmp_path, broken, counted):
+    cache = ModelCache(tmp_path / "cache")
+    _facts(load_trace(broken, cache=cache))
+    assert counted == {"health": 1, "shapes": 1, "rows": 1}
+    kept = _facts(load_trace(broken, cache=cache))
+    assert counted == {"health": 1, "shapes": 1, "rows": 1}  # read back, not derived
+    fresh = _fresh(broken)
+    assert kept == fresh and fresh[0].checks and fresh[0].repairs and fresh[1] is True
+    assert kept[0].line == fresh[0].line and fresh[2][0] and fresh[2][1]
+
+
+def test_loading_derives_nothing_ahead_of_need(tmp_path, broken, counted):
+    cache = ModelCache(tmp_path / "cache")
+    load_trace(broken, cache=cache)
+    roofline.shapes_recorded(load_trace(broken, cache=cache))  # what summary may ask
+    assert counted == {"health": 0, "shapes": 1, "rows": 0}
+    again = load_trace(broken, cache=cache)
+    assert health_module.health(again) == _fresh(broken)[0]  # derived now, beside the kept one
+    assert counted == {"health": 2, "shapes": 2, "rows": 1}
+    roofline.shape_rows(load_trace(broken, cache=cache))
+    assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
+    assert counted == {"health": 3, "shapes": 3, "rows": 3}  # the fresh ones, and rows once
+
+
+def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
+    cache = ModelCache(tmp_path / "cache")
+    _facts(load_trace(broken, cache=cache))
+    plain = [e for e in SHAPED if "Input Dims" not in e.get("args", {})]
+    broken.write_text(json.dumps({"traceEvents": plain[:2]}))
+    changed = _facts(load_trace(broken, cache=cache))
+    assert counted == {"health": 2, "shapes": 2, "rows": 2}
+    assert changed == _fresh(broken) and changed[1] is False and not changed[2][0]
+
+
+@pytest.mark.parametrize("kept", ["none", "damaged", "other version", "wrong shape"])
+def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken, kept):
+    cache = ModelCache(tmp_path / "cache")
+    if kept == "none":  # the model as the build before facts cached it
+        load_without_facts(broken, cache=cache)
+    else:
+        _facts(load_trace(broken, cache=cache))
+        (side,) = (tmp_path / "cache").glob("*.facts.json")
+        stored = json.loads(side.read_text())
+        if kept == "damaged":
+            side.write_text(side.read_text()[:20])
+        elif kept == "other version":
+            side.write_text(json.dumps({**stored, "version": f"{facts.SHAPE}-another build"}))
+        else:
+            stored["facts"]["health"]["checks"][0]["count"] = "many"
+            side.write_text(json.dumps(stored))
+    assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
+    (side,) = (tmp_path / "cache").glob("*.facts.json")
+    stored = json.loads(side.read_text())
+    assert stored["version"] == facts.VERSION and set(stored["facts"]) == set(facts.FACTS)
+
+
+def test_info_on_a_cached_trace_runs_no_health_check(tmp_path, broken, counted, monkeypatch):
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    first = run("info", "--json", str(broken))
+    assert first.returncode == 0 and counted["health"] == 1
+    second = run("info", "--json", str(broken))
+    assert second.returncode == 0 and counted["health"] == 1
+    assert second.stdout == first.stdout
+    assert json.loads(second.stdout)["health"]["checks"]
+    without = run("info", "--json", "--no-cache", str(broken))
+    assert without.stdout == first.stdout and counted["health"] == 2
+
+
+def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted, monkeypatch):
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    for flags in ([], ["--roofline", "--format", "json"]):
+        first = run("summary", *flags, str(broken))
+        again = run("summary", *flags, str(broken))
+        assert first.returncode == 0 and again.stdout == first.stdout
+    assert counted == {"health": 0, "shapes": 0, "rows": 1}  # rows found: shapes were recorded

@@ -1,0 +1,87 @@
+"""`trace-tui diff BASE NEW`: what changed from BASE to NEW, and the CI regression gate."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tui.commands.command import CommandError, add_format
+from tui.commands.loading import add_load_flags, load
+from tui.model.analysis.diff import HEADLINE, diff, regressed
+from tui.model.present.diff_report import (
+    KERNEL_SORTS,
+    OP_SORTS,
+    REGION_SORTS,
+    as_json,
+    as_text,
+    drivers,
+    headline_label,
+)
+from tui.model.present.diff_report import as_csv as csv_tables
+from tui.model.present.render.csv import as_csv
+
+GATE_FAILED = 3  # the exit status of --fail-on-regression when the metric grew too much
+
+
+class DiffCommand:
+    name = "diff"
+    help = "compare two traces"
+    description = (
+        "Compare NEW with BASE: step time (median step), GPU busy, idle by cause, "
+        "communication and the verdict; the op, kernel and region tables by the largest change."
+    )
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("base", help="the trace to compare against")
+        parser.add_argument("new", help="the trace compared with it")
+        add_format(parser)
+        parser.add_argument(
+            "--sort",
+            help=f"rank rows by the change of: ops {', '.join(OP_SORTS)} (default self_cuda, or "
+            f"self_cpu without GPU work); kernels {', '.join(KERNEL_SORTS)}; regions "
+            f"{', '.join(REGION_SORTS)}",
+        )
+        parser.add_argument("--top", type=int, default=20, help="rows of each table (0: all)")
+        parser.add_argument(
+            "--fail-on-regression",
+            type=float,
+            metavar="PCT",
+            help="exit 3 when the metric grew by more than PCT percent",
+        )
+        parser.add_argument(
+            "--metric",
+            choices=tuple(HEADLINE),
+            default="step",
+            help="what --fail-on-regression watches (default step: the median step)",
+        )
+        add_load_flags(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        sorts = {*OP_SORTS, *KERNEL_SORTS, *REGION_SORTS}
+        if args.sort is not None and args.sort not in sorts:
+            raise CommandError(f"--sort {args.sort}: choose one of {', '.join(sorted(sorts))}", 2)
+        if args.top < 0:
+            raise CommandError("--top must be 0 or more", 2)
+        gate = args.fail_on_regression
+        if gate is not None and gate < 0:
+            raise CommandError("--fail-on-regression must be 0 or more (a percent of growth)", 2)
+        result = diff(load(args, args.base), load(args, args.new))
+        if args.format == "csv":
+            sys.stdout.write(as_csv(csv_tables(result, args.sort, args.top)))
+        elif args.format == "json":
+            sys.stdout.buffer.write(as_json(result, args.sort, args.top))
+        else:
+            sys.stdout.write(as_text(result, args.sort, args.top, args.format == "markdown"))
+        if gate is None:
+            return 0
+        metric = args.metric
+        if result.base.metric(metric) is None or result.new.metric(metric) is None:
+            raise CommandError(
+                f"--metric {metric}: not in both traces (a step metric needs ProfilerStep)"
+            )
+        change = regressed(result, metric, gate)
+        if change is None:
+            return 0
+        rows = "; ".join(drivers(result, metric)) or "no op grew"
+        grew = f"{headline_label(metric)} regressed {change:.1f}% (over {gate:g}%)"
+        raise CommandError(f"{grew}: most grown: {rows}", GATE_FAILED)

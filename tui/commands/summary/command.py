@@ -1,0 +1,174 @@
+"""`trace-tui summary [FILE|FOLDER]`: its flags, the rules between them that argparse cannot
+declare, and which view shows the trace."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tui.commands.command import CommandError, add_format, warn
+from tui.commands.loading import add_load_flags, load, rank_set
+from tui.commands.summary import graphs, ranks, roofline, table, tree
+from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
+from tui.model.analysis.scope import Scope
+from tui.model.analysis.steps import step_windows
+from tui.model.present.tables import KERNELS, OPS, SHAPES
+from tui.model.trace import Trace
+
+# The defaults of the flags the rules below read: a flag is "given" when it differs from these.
+DEFAULTS: dict[str, object] = {
+    "sort": None,
+    "top": 20,  # rows of a table
+    "step": None,
+    "weight": None,
+    "view": "top-down",
+    "depth": 12,
+}
+
+
+@dataclass(frozen=True)
+class View:
+    """A view that lists its own rows instead of the op table: how it shows a trace (the whole
+    trace, or the step's scope), and the table flags it refuses."""
+
+    show: Callable[[Trace, argparse.Namespace, Scope], None]
+    refuses: tuple[str, ...]
+
+
+# Keyed by the flag that picks the view (one at a time: argparse's mutually exclusive group).
+# The roofline and the graphs take --top (rows, nodes per graph); a step's tree is --step N,
+# and the tree's rows are --depth.
+VIEWS = {
+    "roofline": View(roofline.show, ("sort", "step")),
+    "graphs": View(graphs.show, ("sort", "step")),
+    "tree": View(tree.show, ("sort", "top")),
+}
+TREE_FLAGS = ("weight", "view", "depth")  # they shape --tree's output: refused without it
+
+
+class SummaryCommand:
+    name = "summary"
+    help = "the verdict and the op table, or one of its views, as text, Markdown or JSON"
+    description = (
+        "The verdict (communication-, compute-, data-loading-, sync- or overhead-bound, mixed, "
+        "no GPU activity) with its evidence, and the top rows of the op table (like "
+        "key_averages) or the kernel table."
+    )
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.set_defaults(**DEFAULTS)
+        parser.add_argument(
+            "path", nargs="?", help="trace file or folder; default: the bundled sample"
+        )
+        add_format(parser)
+        parser.add_argument(
+            "--sort",
+            help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}), with --by-shape "
+            f"also {', '.join(k for k in SHAPES.sort_keys if k not in OPS.sort_keys)}; kernels: "
+            f"{', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
+        )
+        parser.add_argument(
+            "--top", type=int, help=f"rows of the table (default {DEFAULTS['top']}; 0: all)"
+        )
+        parser.add_argument(
+            "--step", type=_step_number, help="only ProfilerStep#N (N, or its name)"
+        )
+        shown = parser.add_mutually_exclusive_group()  # one table or view at a time
+        shown.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
+        shown.add_argument(
+            "--by-shape",
+            action="store_true",
+            help="the op table by name and input shapes, as "
+            "key_averages(group_by_input_shape=True), with each call's least and most time",
+        )
+        shown.add_argument(
+            "--roofline",
+            action="store_true",
+            help="FLOPs, bytes, achieved TFLOP/s and TB/s and %% of the device's peak, by op "
+            "and input shapes (needs record_shapes=True)",
+        )
+        shown.add_argument(
+            "--tree",
+            action="store_true",
+            help="where the time goes as a call tree (Python frames, modules, annotations, ops)",
+        )
+        shown.add_argument(
+            "--graphs",
+            action="store_true",
+            help="the CUDA/HIP graphs replayed, each with its kernels per graph node (--top: "
+            "nodes per graph)",
+        )
+        parser.add_argument(
+            "--weight",
+            choices=("cpu", "gpu"),
+            help="--tree by CPU time or by the GPU time of the ops under each node (default: "
+            "gpu when the trace has GPU work)",
+        )
+        parser.add_argument(
+            "--view",
+            choices=TREE_VIEWS,
+            help="--tree: callers to callees, each frame's callers by its self time, only "
+            "nn.Module frames, or those with a class's instances merged",
+        )
+        parser.add_argument(
+            "--depth", type=int, help=f"--tree: levels shown (default {DEFAULTS['depth']})"
+        )
+        parser.add_argument(
+            "--peaks",
+            metavar="SPEC",
+            help="the device's dense peaks, e.g. bf16=989,fp32=67,hbm=3.35 (TFLOP/s, TB/s); "
+            "default: the table's for the trace's device, or TRACE_TUI_PEAKS",
+        )
+        add_load_flags(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        view = _checked_view(args)
+        found, why = rank_set(args.path)
+        if why is not None:
+            warn(why)
+        if found is not None:
+            ranks.show(found, args)
+            return 0
+        trace = load(args, args.path)
+        scope = Scope() if args.step is None else _step_scope(trace, args.step)
+        (table.show if view is None else view.show)(trace, args, scope)
+        return 0
+
+
+def _checked_view(args: argparse.Namespace) -> View | None:
+    """The view asked for (None: the table), once the flags agree; else a usage error."""
+    picked = [name for name in VIEWS if getattr(args, name)]
+    view = VIEWS[picked[0]] if picked else None
+    if view is not None:
+        given = [f for f in view.refuses if getattr(args, f) != DEFAULTS[f]]
+        if given:
+            names = ", ".join("--" + f for f in given)
+            raise CommandError(f"--{picked[0]} lists its own rows: not with {names}", 2)
+    loose = [f for f in TREE_FLAGS if getattr(args, f) != DEFAULTS[f]]
+    if loose and not args.tree:
+        raise CommandError(f"--{loose[0]} shapes --tree's output: add --tree", 2)
+    table.sort_key(args)
+    if args.top < 0:
+        raise CommandError("--top must be 0 or more", 2)
+    if args.depth < 1:
+        raise CommandError("--depth must be 1 or more", 2)
+    return view
+
+
+def _step_number(text: str) -> int:
+    """`--step 7` or `--step ProfilerStep#7`."""
+    number = text.removeprefix("ProfilerStep#")
+    if not number.isdigit():
+        raise argparse.ArgumentTypeError(f"not a step number: {text!r} (7, or ProfilerStep#7)")
+    return int(number)
+
+
+def _step_scope(trace: Trace, step: int) -> Scope:
+    """The window of ProfilerStep#`step`, as key_averages() counts a step."""
+    steps = {name: (a, b) for name, a, b in step_windows(trace)}
+    window = steps.get(f"ProfilerStep#{step}")
+    if window is None:
+        known = ", ".join(sorted(steps, key=lambda n: steps[n][0])) or "none"
+        raise CommandError(f"{trace.path}: no ProfilerStep#{step} (steps: {known})")
+    return Scope(*window)

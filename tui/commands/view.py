@@ -1,0 +1,110 @@
+"""`trace-tui view [FILE|FOLDER] [NEW]` (what a bare path runs): the viewer, or `--list`."""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from tui.commands.command import PROG, CommandError
+from tui.commands.loading import add_load_flags, cache_for, default_sample, enough_memory
+from tui.model.errors import TraceError
+from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
+from tui.model.ingest.source import max_stream_bytes
+from tui.model.text import printable
+
+
+class ViewCommand:
+    name = "view"
+    help = "open a trace, a folder of rank traces or two traces to compare (the default)"
+    description = "View a PyTorch profiler (Chrome format) trace in the terminal."
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument(
+            "path",
+            nargs="?",
+            help="trace file (.json, .json.gz) or a "
+            "tensorboard_trace_handler folder; default: a bundled sample",
+        )
+        parser.add_argument(
+            "new",
+            nargs="?",
+            help="a second trace: both open, o switches between them and D shows what changed",
+        )
+        parser.add_argument(
+            "--list",
+            action="store_true",
+            help="list the traces in the folder, newest first, and exit",
+        )
+        add_load_flags(parser)
+
+    def run(self, args: argparse.Namespace) -> int:
+        path = args.path or str(default_sample())
+        if args.list:
+            return _list(path)
+        shown_as = None
+        if path == "-":
+            path, shown_as = _spool_stdin(), "standard input"
+        try:
+            check_start(path)  # cheap checks before the terminal is taken over
+            if args.new is not None:
+                check_start(args.new)
+        except TraceError as e:
+            raise CommandError(str(e)) from e
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise CommandError(
+                "the viewer needs a terminal; for text output use: trace-tui info FILE", 2
+            )
+        if not enough_memory(path, args, ask=True):
+            return 1
+        from tui.cli import make_app  # the app factory (tests build the app with it too)
+
+        app = make_app(path, cache_for(args), shown_as, args.workers, args.new)
+        app.run()
+        if app.load_error is not None:
+            raise CommandError(app.load_error)
+        return app.return_code or 0
+
+
+def _spool_stdin() -> str:
+    """`zcat t.json.gz | trace-tui -`: keep the piped trace in a temporary file, then take the
+    keyboard from the terminal, since standard input was the pipe."""
+    fd, name = tempfile.mkstemp(prefix="trace-tui-stdin-", suffix=".json")
+    atexit.register(os.unlink, name)
+    limit, copied = max_stream_bytes(), 0
+    with os.fdopen(fd, "wb") as out:  # as it came (gzip or not): the loader reads it as a file
+        while block := sys.stdin.buffer.read(1 << 20):
+            copied += len(block)
+            if copied > limit:
+                raise CommandError(
+                    f"<stdin>: stopped reading after {limit:,} bytes; set "
+                    "TRACE_TUI_MAX_BYTES to read more from a pipe"
+                )
+            out.write(block)
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        raise CommandError(
+            "the viewer needs a terminal for its keys; for text use: trace-tui info -", 2
+        ) from None
+    os.dup2(tty, 0)
+    os.close(tty)
+    sys.stdin = open(0, closefd=False)  # noqa: SIM115 (fd 0, now the terminal)
+    return name
+
+
+def _list(path: str) -> int:
+    if not Path(path).is_dir():
+        raise CommandError(f"{path}: --list needs a folder", 2)
+    traces, others = scan_folder(path)
+    if not traces:
+        raise CommandError(f"{path}: {no_traces_reason(others)}")
+    for i, trace in enumerate(traces):
+        print(printable(str(trace)) + ("  (newest, opened by default)" if i == 0 else ""))
+    if others:
+        names = ", ".join(printable(p.name) for p in others)
+        print(f"{PROG}: skipped {len(others)} that are not traces: {names}", file=sys.stderr)
+    return 0

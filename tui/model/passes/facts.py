@@ -1,0 +1,160 @@
+"""What `info` and `summary` derive from a whole trace, derived once per trace content and kept
+with the cached model: the health checks (whose args reads cost seconds on a training trace),
+whether shapes were recorded (which decodes the first ops' args from the file again) and the
+roofline's by-shape rows (every modelled call's args decoded again).
+
+Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
+back into that slot when the same content is loaded again, so `health(trace)` finds it and
+checks nothing. Nothing is derived ahead of need: `summary` or a rank pass filling the cache
+pays for no health check it does not show.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import analysis
+from .. import trace as trace_module
+from ..analysis import health as health_module
+from ..analysis import roofline
+from ..analysis.health import Finding, Health
+from ..analysis.roofline import ShapeRow, ShapeRows
+from ..analysis.work import Work
+from ..ingest import load
+from ..ingest.cache import ModelCache
+from ..ingest.intermediate import Progress
+from ..trace import Trace
+
+SHAPE = 1  # the shape of the kept data below: bumped when it changes
+
+
+def _version() -> str:
+    """The shape of the data and the code that derived it: facts kept by a build whose analyses
+    differ (a health rule changed, say) are derived again, not shown."""
+    sources = sorted(Path(analysis.__file__).parent.glob("*.py"))
+    digest = hashlib.sha256()
+    for source in [*sources, Path(trace_module.__file__)]:
+        digest.update(source.read_bytes())
+    return f"{SHAPE}-{digest.hexdigest()[:16]}"
+
+
+VERSION = _version()
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A derived slot kept in the cache, and how it is written and read back."""
+
+    slot: str  # its key in `trace.derived`, as the analysis names it
+    dump: Callable[[Any], Any]  # to JSON-ready data
+    read: Callable[[Any], Any]  # back; KeyError, TypeError or ValueError for unusable data
+
+
+_GROUPS = ("checks", "repairs", "skipped")
+
+
+def _dump_health(found: Health) -> dict[str, Any]:
+    return {group: [asdict(f) for f in getattr(found, group)] for group in _GROUPS}
+
+
+def _read_health(kept: Any) -> Health:
+    return Health(**{group: [_finding(f) for f in kept[group]] for group in _GROUPS})
+
+
+def _finding(kept: dict[str, Any]) -> Finding:
+    found = Finding(**kept)
+    numbers = [found.count, found.unchecked, *found.examples]
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers):
+        raise TypeError("a finding's counts or examples: not whole numbers")
+    return found
+
+
+def _dump_rows(found: ShapeRows) -> dict[str, Any]:
+    rows, call_rows, call_group = found
+    return {
+        "rows": [asdict(row) for row in rows],
+        "call_rows": call_rows.tolist(),
+        "call_group": call_group.tolist(),
+    }
+
+
+def _read_rows(kept: Any) -> ShapeRows:
+    rows = [
+        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(row["starts"])})
+        for row in kept["rows"]
+    ]
+    call_rows = np.asarray(kept["call_rows"], np.int64)
+    call_group = np.asarray(kept["call_group"], np.int64)
+    if call_rows.shape != call_group.shape or call_rows.ndim != 1:
+        raise ValueError("the calls and their rows differ in length")
+    return rows, call_rows, call_group
+
+
+def _read_bool(kept: Any) -> bool:
+    if not isinstance(kept, bool):
+        raise TypeError("not true or false")
+    return kept
+
+
+FACTS = {
+    "health": Fact(health_module.KEY, _dump_health, _read_health),
+    "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
+    "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
+}
+_BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
+
+
+class _Keeping(dict[str, Any]):
+    """A trace's derived data that keeps each fact in the cache as it is first set."""
+
+    def __init__(self, derived: dict[str, Any], kept: dict[str, Any], keep: load.Keep) -> None:
+        super().__init__(derived)
+        self.kept, self.keep = kept, keep
+        self.lock = threading.Lock()  # the viewer derives in worker threads
+
+    def __setitem__(self, slot: str, value: Any) -> None:
+        super().__setitem__(slot, value)
+        name = _BY_SLOT.get(slot)
+        if name is None:
+            return
+        with self.lock:
+            if name not in self.kept:
+                self.kept[name] = FACTS[name].dump(value)
+                self.keep(dict(self.kept))
+
+
+def attach(trace: Trace, kept: dict[str, Any] | None, keep: load.Keep) -> None:
+    """Put the kept facts back into their slots (those that read back; the others are derived
+    again when needed), and keep those derived from now on."""
+    usable: dict[str, Any] = {}
+    for name, data in (kept or {}).items():
+        fact = FACTS.get(name)
+        if fact is None or fact.slot in trace.derived:
+            continue
+        try:
+            trace.derived[fact.slot] = fact.read(data)
+        except (KeyError, TypeError, ValueError):
+            continue
+        usable[name] = data
+    trace.derived = _Keeping(trace.derived, usable, keep)
+
+
+KEPT = load.Facts(VERSION, attach)
+
+
+def load_trace(
+    path: str | os.PathLike[str],
+    progress: Progress | None = None,
+    cache: ModelCache | None = None,
+    workers: int | None = None,
+) -> Trace:
+    """ingest's `load_trace`, keeping the facts with the cached model (see there)."""
+    return load.load_trace(path, progress, cache, workers, KEPT)
