@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..analysis.rank_compare import Matched, RankReport, RankRow
 from ..timescale import format_bytes, format_duration
 from . import vocabulary as v
-from .table_spec import Column, Table, Totals
+from .table_spec import Column, Table, Totals, json_only
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,9 @@ class RankLine:
 
 def rank_lines(report: RankReport) -> list[RankLine]:
     return [RankLine(report, i) for i in range(len(report.rows))]
+
+
+T = TypeVar("T")
 
 
 def duration(ns: int | None) -> str:
@@ -65,17 +69,10 @@ def _steps(line: RankLine) -> object:
     ]
 
 
-def _ns(
-    key: str, header: str, get: Callable[[RankLine], int | None], json_key: str
-) -> Column[RankLine]:
+def _ns(key: str, header: str, get: Callable[[T], int | None], json_key: str) -> Column[T]:
+    """A duration that may be missing ("-"; 0 when sorted)."""
     return Column(
         key, header, lambda r: get(r) or 0, lambda r, _: duration(get(r)), json_key, json_value=get
-    )
-
-
-def _json(key: str, get: Callable[[RankLine], object]) -> Column[RankLine]:
-    return Column(
-        key, key, lambda r: 0, lambda r, _: "", key, needs="json", sortable=False, json_value=get
     )
 
 
@@ -134,14 +131,14 @@ RANKS: Table[RankLine] = Table(
             "verdict",
             numeric=False,
         ),
-        _json("path", lambda r: r.row.stats.path),
-        _json("world_size", lambda r: r.row.stats.info.world_size),
-        _json("window_ns", lambda r: r.row.stats.window_ns),
-        _json("gpu_busy_ns", lambda r: r.row.stats.busy_ns),
-        _json("idle_ns_by_cause", lambda r: r.row.stats.idle_by_cause),
-        _json("collective_ns", lambda r: r.row.collective_ns),
-        _json("last_arrivals", lambda r: r.row.last_arrivals),
-        _json("steps", _steps),
+        json_only("path", lambda r: r.row.stats.path),
+        json_only("world_size", lambda r: r.row.stats.info.world_size),
+        json_only("window_ns", lambda r: r.row.stats.window_ns),
+        json_only("gpu_busy_ns", lambda r: r.row.stats.busy_ns),
+        json_only("idle_ns_by_cause", lambda r: r.row.stats.idle_by_cause),
+        json_only("collective_ns", lambda r: r.row.collective_ns),
+        json_only("last_arrivals", lambda r: r.row.last_arrivals),
+        json_only("steps", _steps),
     ),
     "rank",
     json_order=(
@@ -175,20 +172,6 @@ def _bandwidth(bw: float | None) -> str:
     return f"{bw / 1e9:.1f} GB/s" if bw >= 1e9 else f"{bw / 1e6:.1f} MB/s"
 
 
-def _m_ns(
-    key: str, header: str, get: Callable[[Matched], int | None], json_key: str
-) -> Column[Matched]:
-    return Column(
-        key, header, lambda m: get(m) or 0, lambda m, _: duration(get(m)), json_key, json_value=get
-    )
-
-
-def _m_json(key: str, get: Callable[[Matched], object]) -> Column[Matched]:
-    return Column(
-        key, key, lambda m: 0, lambda m, _: "", key, needs="json", sortable=False, json_value=get
-    )
-
-
 COLLECTIVES: Table[Matched] = Table(
     "collectives",
     (
@@ -205,12 +188,12 @@ COLLECTIVES: Table[Matched] = Table(
             "ranks",
             json_value=lambda m: list(m.ranks),
         ),
-        _m_ns("transfer", "Transfer", lambda m: m.transfer_ns, "transfer_ns"),
-        _m_ns("wait", "Wait (all ranks)", lambda m: m.wait_ns, "wait_ns"),
-        _m_json(
+        _ns("transfer", "Transfer", lambda m: m.transfer_ns, "transfer_ns"),
+        _ns("wait", "Wait (all ranks)", lambda m: m.wait_ns, "wait_ns"),
+        json_only(
             "waits_ns", lambda m: {str(r): w for r, w in zip(m.ranks, m.waits_ns, strict=True)}
         ),
-        _m_ns("skew", "Skew", lambda m: m.skew_ns, "skew_ns"),
+        _ns("skew", "Skew", lambda m: m.skew_ns, "skew_ns"),
         Column(
             "last",
             "Last in",

@@ -3,7 +3,6 @@ bytes, intensity, achieved rates and its share of the device's roof."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import orjson
@@ -13,7 +12,7 @@ from ..analysis.work import DTYPE_BYTES
 from ..text import printable
 from ..timescale import format_duration
 from . import vocabulary as v
-from .table_spec import Column, Table
+from .table_spec import Column, Table, json_only
 
 
 @dataclass(frozen=True)
@@ -46,12 +45,6 @@ def _sortable(value: float | None) -> float:
 def _roof_text(r: RoofRow) -> str:
     share = r.share
     return f"{share[0]:.1f}% {share[1]}" if share else "-"
-
-
-def _json_only(key: str, get: Callable[[RoofRow], object]) -> Column[RoofRow]:
-    return Column(
-        key, key, lambda r: 0, lambda r, _: "", key, needs="json", sortable=False, json_value=get
-    )
 
 
 ROOFLINE: Table[RoofRow] = Table(
@@ -136,12 +129,12 @@ ROOFLINE: Table[RoofRow] = Table(
             "percent_of_roof",
             json_value=lambda r: r.share[0] if r.share else None,
         ),
-        _json_only("input_types", lambda r: orjson.loads(r.row.types)),
-        _json_only("kind", lambda r: r.row.work.kind),
-        _json_only("min_ns", lambda r: r.row.min_ns),
-        _json_only("max_ns", lambda r: r.row.max_ns),
-        _json_only("bound", lambda r: r.share[1] if r.share else None),
-        _json_only("idle_calls", lambda r: r.row.idle_calls),
+        json_only("input_types", lambda r: orjson.loads(r.row.types)),
+        json_only("kind", lambda r: r.row.work.kind),
+        json_only("min_ns", lambda r: r.row.min_ns),
+        json_only("max_ns", lambda r: r.row.max_ns),
+        json_only("bound", lambda r: r.share[1] if r.share else None),
+        json_only("idle_calls", lambda r: r.row.idle_calls),
     ),
     "gpu",
     json_order=(

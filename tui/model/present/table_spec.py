@@ -218,3 +218,10 @@ def share(get: Callable[[R], float], total: str, digits: int = 2) -> Callable[[R
         return f"{get(row) / whole:.{digits}%}" if whole else "-"
 
     return text
+
+
+def json_only(key: str, get: Callable[[R], object]) -> Column[R]:
+    """A column only JSON (and csv) carry: no header in text, no sort."""
+    return Column(
+        key, key, lambda r: 0, lambda r, _: "", key, needs="json", sortable=False, json_value=get
+    )
