@@ -84,3 +84,14 @@ async def test_keys_of_a_pair_say_nothing_on_one_trace(pair):
         await pilot.press("D", "o")
         await pilot.pause()
         assert not app.query(DiffPane) and app.side == 0
+
+
+async def test_d_pressed_twice_before_the_pane_is_built_closes_it(pair):
+    """`D D` at once: the pane goes before its table exists (it showed the error screen)."""
+    async with loaded(pair[0], (120, 30), new=pair[1]) as (pilot, app):
+        await pilot.press("D", "D")
+        await pilot.pause()
+        assert not app.query(DiffPane)
+        await pilot.press("D")
+        await pilot.pause()
+        assert app.query(DiffPane)

@@ -82,8 +82,14 @@ class DiffPane(Vertical):
         self._shown: list[DiffRow] = []
 
     def state(self) -> DiffState:
-        grid = self.query_one("#diff", DataTable)
-        row = self._shown[grid.cursor_row].name if 0 <= grid.cursor_row < len(self._shown) else None
+        grids = self.query("#diff").results(DataTable)
+        grid = next(grids, None)
+        if grid is None:  # closed before it was built (`D D`): as it was opened
+            row = self._row_name
+        elif 0 <= grid.cursor_row < len(self._shown):
+            row = self._shown[grid.cursor_row].name
+        else:
+            row = None
         return DiffState(self.table, dict(self.sorts), self.filter_text, row)
 
     def compose(self) -> ComposeResult:
