@@ -205,7 +205,12 @@ class TraceScreen(Screen[None]):
         if pane is not None:
             if name is not None and isinstance(pane, Kept):
                 self.left[name] = pane.state()
-            pane.remove()
+            # A pane closed as it opens (fast keys) goes once its mount has run, so that its
+            # on_mount never looks for children it no longer has.
+            if pane.is_mounted:
+                pane.remove()
+            else:
+                self.call_after_refresh(pane.remove)
         self.query_one("#details").display = True
         self.timeline.focus()
         self.refresh_bindings()
