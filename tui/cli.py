@@ -34,6 +34,10 @@ def make_app(
     if new is not None:
         return TraceApp(str(path), cache, shown_as, None, workers, None, str(new))
     ranks, notice = rank_set(str(path))
+    if ranks is not None:
+        from tui.model.passes.ranks import prepare_pool
+
+        prepare_pool()
     return TraceApp(str(path), cache, shown_as, ranks, workers, notice)
 
 

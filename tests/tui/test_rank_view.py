@@ -130,3 +130,16 @@ async def test_another_rank_opens_inside_its_own_trace(ranks):
         await pilot.pause()
         timeline = app.query_one(Timeline)
         assert app.rank == 1 and timeline.window == (0, 1_000)
+
+
+async def test_a_set_big_enough_for_the_pool_opens_its_rank_table(tmp_path, monkeypatch):
+    """Above POOL_FROM_BYTES the ranks are read by worker processes. Started once the viewer had
+    the terminal, multiprocessing's resource tracker failed, and the load waited at 0% forever
+    (in a process where nothing had started the tracker before)."""
+    from tui.model.passes import ranks as rank_pass
+
+    write_rank_set(tmp_path, ranks=2, steps=2, slow_rank=1, slow_step=1)
+    monkeypatch.setattr(rank_pass, "POOL_FROM_BYTES", 0)
+    async with loaded(tmp_path, (120, 30)) as (_, app):
+        assert isinstance(app.screen, RankScreen)
+        assert len(app.query_one(RankView).report.rows) == 2

@@ -115,6 +115,11 @@ class LoadScreen(Screen[None]):
             results = summarise_ranks(ranks, self.load.workers, use_cache, done=done)
         except LoadCancelled:
             return
+        except Exception as e:  # a bug: one line on exit, never a load that waits forever
+            self.post_message(
+                self.Failed(f"{ranks.folder}: cannot summarise its ranks ({type(e).__name__}: {e})")
+            )
+            return
         stats = [r for r in results if isinstance(r, RankStats)]
         failed = [r for r in results if isinstance(r, RankFailed)]
         if len(stats) < 2:

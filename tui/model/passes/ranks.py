@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 from pathlib import Path
 
 from ..analysis.rank_stats import RankFailed, RankStats, rank_stats
@@ -34,6 +35,13 @@ def summarise_rank(rank: int, path: str, use_cache: bool) -> RankStats | RankFai
         return RankFailed(rank, path, str(e))
     except Exception as e:  # a bug on one rank must not lose the others
         return RankFailed(rank, path, f"{path}: cannot summarise ({type(e).__name__}: {e})")
+
+
+def prepare_pool() -> None:
+    """Start multiprocessing's resource tracker now, while this process's standard streams are
+    its own: once the viewer has the terminal, starting it fails ("bad value(s) in
+    fds_to_keep"), so a set big enough for the pool never loaded."""
+    resource_tracker.ensure_running()
 
 
 def summarise_ranks(
