@@ -38,9 +38,14 @@ RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "mtia_
 # Host-side events that torch's key_averages() counts as ops (2021 Kineto: Operator, Runtime),
 # every runtime call among them. Under with_stack its tree holds the Python frames too: they get
 # rows of their own, and their time is not the Self CPU of the op around them.
+PYTHON_FRAME_CATEGORY = "python_function"
 HOST_OP_CATEGORIES = frozenset(
-    {"cpu_op", "user_annotation", "operator", "python_function"} | RUNTIME_CATEGORIES
+    {"cpu_op", "user_annotation", "operator", PYTHON_FRAME_CATEGORY} | RUNTIME_CATEGORIES
 )
+# The ops that can own GPU work in key_averages(): a kernel's `External id` is the correlation id
+# of the record_function on top of the op stack when it was launched. Python frames and runtime
+# calls are never that record (they carry no id of their own, or only the op's).
+EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator"})
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 PROFILER_STEP_ROW = "ProfilerStep*"

@@ -177,6 +177,7 @@ class Trace:
     lanes: list[Lane]
     slices: Slices
     launches: Links
+    external: Links  # op -> GPU work it owns by `External id` (torch's join), see links.py
     flows: Links
     instants: Instants
     memory: MemoryEvents

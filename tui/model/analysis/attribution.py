@@ -1,9 +1,15 @@
-"""Which CPU op each piece of GPU work belongs to: kernel -> launch -> innermost enclosing op.
+"""Which CPU op each piece of GPU work belongs to, by torch's rule first.
 
-Launches are joined to their GPU work by flows or `correlation` (see ingest/links.py), through the
-runtime (`cudaLaunchKernel`) and the driver (`cuLaunchKernel`, used by Triton and CUTLASS) alike.
-The op is found by time containment on the launching thread (the launch's nearest enclosing op),
-not by `External id`, which some real traces fill with unrelated values.
+1. `External id`: key_averages() gives a kernel's time to the op whose correlation id the kernel
+   (or its launch) carries as `External id`: the record_function on top of the op stack at launch,
+   never a Python frame (ingest/links.py joins them; an op folded into its parent hands it on).
+   The op must hold the launch on its thread; kernels with no launch in the trace go to rule 2's
+   fallback (no op), as before, since their id cannot be checked.
+2. Where no op carries it (older Kineto files, other tools): the innermost op enclosing the launch
+   on its thread that is not a Python frame. Launches are joined to their GPU work by flows or
+   `correlation`, through the runtime (`cudaLaunchKernel`) and the driver (`cuLaunchKernel`).
+3. Where no op encloses the launch: the launch call itself.
+GPU work with neither an owner nor a launch in the trace is charged to no op.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import numpy as np
 
 from tui.model.arrays import I64, Bool
 
-from ..patterns import HOST_OP_CATEGORIES, is_gpu_work_category
+from ..patterns import HOST_OP_CATEGORIES, PYTHON_FRAME_CATEGORY, is_gpu_work_category
 from ..trace import Trace
 
 
@@ -26,13 +32,24 @@ class OpTree:
     up: I64
 
 
+# Attribution.rule: which rule placed a piece of GPU work (see the module's docstring).
+BY_EXTERNAL_ID, BY_ENCLOSING_OP, BY_LAUNCH, UNPLACED = 0, 1, 2, 3
+RULES = ("external_id", "enclosing_op", "launch_call", "none")
+
+
 @dataclass(frozen=True)
 class Attribution:
     """Every piece of GPU work (kernel, memcpy, memset) and where its time goes."""
 
     work: I64  # slice rows of the GPU work
     launch: I64  # the launch call (-1: not in the trace)
-    op: I64  # the op charged with it (-1: no launch in the trace)
+    op: I64  # the op charged with it (-1: none)
+    rule: I64  # which rule chose `op` (BY_EXTERNAL_ID ... UNPLACED)
+
+    def placed_by(self) -> dict[str, int]:
+        """How many pieces of GPU work each rule placed."""
+        counts = np.bincount(self.rule, minlength=len(RULES))
+        return {name: int(n) for name, n in zip(RULES, counts, strict=True)}
 
 
 def launch_of(trace: Trace) -> I64:
@@ -102,10 +119,58 @@ def _attribute(trace: Trace) -> Attribution:
     launch = launch_of(trace)[work]
     tree = op_tree(trace)
     op = np.full(len(work), -1, np.int64)
+    rule = np.full(len(work), UNPLACED, np.int64)
     known = launch >= 0
-    enclosing = tree.up[launch[known]]
+    enclosing = _enclosing_non_python_op(trace, tree, launch[known])
     op[known] = np.where(enclosing >= 0, enclosing, launch[known])
-    return Attribution(work, launch, op)
+    rule[known] = np.where(enclosing >= 0, BY_ENCLOSING_OP, BY_LAUNCH)
+    owner = np.full(len(trace.slices), -1, np.int64)
+    owner[trace.external.dst] = trace.external.src
+    owned = owner[work]
+    has_owner = (owned >= 0) & known
+    has_owner[has_owner] = _encloses(trace, owned[has_owner], launch[has_owner])
+    op[has_owner] = _nearest_op(tree, owned[has_owner])
+    rule[has_owner] = BY_EXTERNAL_ID
+    return Attribution(work, launch, op, rule)
+
+
+def _encloses(trace: Trace, outer: I64, inner: I64) -> Bool:
+    """Whether each `outer` slice holds its `inner` one on the same lane.
+
+    The op on top of the stack at a launch always holds it. Older Kineto files number ops and
+    kernels from different counters, so that an id may name an unrelated op (`aten::view` for a
+    copy kernel): such an owner is not taken.
+    """
+    s = trace.slices
+    los = np.asarray([lane.lo for lane in trace.lanes], np.int64)
+    same_lane = np.searchsorted(los, outer, side="right") == np.searchsorted(
+        los, inner, side="right"
+    )
+    inside = (s.start[outer] <= s.start[inner]) & (s.end[inner] <= s.end[outer])
+    return np.asarray(same_lane & inside)
+
+
+def _nearest_op(tree: OpTree, rows: I64) -> I64:
+    """Each row, or the op it was folded into (torch lifts a folded op's kernels to its parent)."""
+    rows = rows.copy()
+    climb = np.flatnonzero(~tree.is_op[rows])
+    while len(climb):
+        rows[climb] = tree.up[rows[climb]]
+        climb = climb[(rows[climb] >= 0) & ~tree.is_op[np.maximum(rows[climb], 0)]]
+    return rows
+
+
+def _enclosing_non_python_op(trace: Trace, tree: OpTree, launches: I64) -> I64:
+    """The innermost op enclosing each launch that is not a Python frame (-1: none)."""
+    python = trace.category_test(lambda c: c.lower() == PYTHON_FRAME_CATEGORY)
+    up = tree.up[launches]
+    climb = np.flatnonzero(up >= 0)
+    climb = climb[python[trace.slices.cat[up[climb]]]]
+    while len(climb):
+        up[climb] = tree.up[up[climb]]
+        climb = climb[up[climb] >= 0]
+        climb = climb[python[trace.slices.cat[up[climb]]]]
+    return up
 
 
 def cuda_totals(trace: Trace) -> tuple[I64, I64]:

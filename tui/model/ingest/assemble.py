@@ -27,13 +27,13 @@ from ..trace import (
 )
 from .intermediate import Collected, Imported
 from .lanes import ASYNC_TID, LaneKey, lane_name, lane_order, process_name, process_order
-from .links import build_links
+from .links import build_links, external_links
 from .pairs import match_pairs
 
 I64 = npt.NDArray[np.int64]
 T = TypeVar("T")
 SWITCH_INTERVAL_S = 0.0002
-_SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr")
+_SLICE_COLUMNS = ("start", "dur", "lane", "name", "cat", "event", "corr", "ext")
 
 
 def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) -> Trace:
@@ -48,7 +48,7 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
     cols: dict[str, I64] = {
         "start": _ns(x.get("ts", np.float64), origin),
         "dur": _ns_dur(x.get("dur", np.float64)),
-        **{k: x.get(k, np.int64) for k in ("lane", "name", "cat", "event", "corr")},
+        **{k: x.get(k, np.int64) for k in ("lane", "name", "cat", "event", "corr", "ext")},
     }
     x.parts.clear()  # the columns above are all that is needed of them: free the rest now
     n_x = len(cols["start"])
@@ -68,7 +68,7 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
     sorted_row[order] = np.arange(len(order))
     for k in _SLICE_COLUMNS:  # one column at a time, so that only one extra copy exists
         cols[k] = cols[k][order]
-    start, dur, lane, name, cat, event, corr = (cols.pop(k) for k in _SLICE_COLUMNS)
+    start, dur, lane, name, cat, event, corr, ext = (cols.pop(k) for k in _SLICE_COLUMNS)
 
     counts = np.bincount(lane_rank[lane], minlength=len(keys)).astype(np.int64)
     hi_by_rank = np.cumsum(counts)
@@ -97,6 +97,8 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
             nested,
         )
         shapes = nested()
+    external = external_links(out, slices, lane, ext, is_gpu_lane, launches)
+    del corr, ext
     lanes, process_list = _build_lanes(
         out, keys, lane_rank, processes, lo_by_rank, hi_by_rank, shapes
     )
@@ -113,6 +115,7 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
         lanes=lanes,
         slices=slices,
         launches=launches,
+        external=external,
         flows=flows,
         instants=_instants(out, origin, lane_rank, process_of_lane, processes),
         memory=memory,
@@ -231,6 +234,7 @@ def _pairs(
         "cat": c.get("cat", np.int64)[begin_pos],
         "event": event[begin_pos],
         "corr": np.full(len(begin_pos), -1, np.int64),
+        "ext": np.full(len(begin_pos), -1, np.int64),
     }
 
 

@@ -41,12 +41,13 @@ from ..trace import (
 )
 from .formats import ARGS_READERS
 
-VERSION = 5
+VERSION = 6
 DEFAULT_MAX_BYTES = 2 << 30
 _EDGE_BYTES = 64 << 10
 _ARRAY_GROUPS = {
     "slices": Slices,
     "launches": Links,
+    "external": Links,
     "flows": Links,
     "instants": Instants,
     "memory": MemoryEvents,
@@ -237,6 +238,7 @@ def _read(entry: Path, path: str) -> Trace:
         lanes=[Lane(**lane) for lane in meta["lanes"]],
         slices=groups["slices"],
         launches=groups["launches"],
+        external=groups["external"],
         flows=groups["flows"],
         instants=groups["instants"],
         memory=groups["memory"],

@@ -13,7 +13,12 @@ import numpy as np
 import numpy.typing as npt
 
 from ..intervals import bind
-from ..patterns import GRAPH_DEPENDENCY_FLOW_ID, LAUNCH_FLOW_CATEGORIES, is_runtime_category
+from ..patterns import (
+    EXTERNAL_ID_OWNER_CATEGORIES,
+    GRAPH_DEPENDENCY_FLOW_ID,
+    LAUNCH_FLOW_CATEGORIES,
+    is_runtime_category,
+)
 from ..trace import Links, Slices
 from .intermediate import FLOW_SRC, Collected
 
@@ -198,15 +203,40 @@ def link(group: I64, ts: I64, role: I64, row: I64) -> tuple[I64, I64, I64]:
     return src_rows[differ], dst_rows[differ], link_group[differ]
 
 
+def external_links(
+    out: Collected,
+    slices: Slices,
+    lane: I64,
+    ext: I64,
+    is_gpu_lane: npt.NDArray[np.bool_],
+    launches: Links,
+) -> Links:
+    """Pairs (op, GPU work) joined by equal `External id`, where exactly one op carries it.
+
+    GPU work that carries no id of its own takes its launch's. Rows are sorted-slice rows;
+    `lane` is each row's lane id.
+    """
+    owner_cat = np.asarray(
+        [str(c).lower() in EXTERNAL_ID_OWNER_CATEGORIES for c in out.cats.values] + [False]
+    )
+    gpu = is_gpu_lane[lane]
+    work_ext = ext.copy()
+    missing = work_ext[launches.dst] < 0
+    work_ext[launches.dst[missing]] = ext[launches.src[missing]]
+    ops = np.flatnonzero((ext >= 0) & ~gpu & owner_cat[slices.cat])
+    work = np.flatnonzero((work_ext >= 0) & gpu)
+    src, dst = correlate(ops, ext[ops], work, work_ext[work])
+    return Links(src.astype(np.int32), dst.astype(np.int32), slices.cat[src])
+
+
 def correlate(cpu_rows: I64, cpu_corr: I64, gpu_rows: I64, gpu_corr: I64) -> tuple[I64, I64]:
     """Pairs (launch row, GPU row) joined by equal `correlation`, where the launch is unique."""
-    if len(cpu_rows) == 0 or len(gpu_rows) == 0:
+    values, counts = np.unique(cpu_corr, return_counts=True)
+    mask = np.isin(cpu_corr, values[counts == 1])
+    cpu_rows, cpu_corr = cpu_rows[mask], cpu_corr[mask]
+    if len(cpu_rows) == 0 or len(gpu_rows) == 0:  # also when every value is taken twice
         empty = np.zeros(0, np.int64)
         return empty, empty
-    values, counts = np.unique(cpu_corr, return_counts=True)
-    unique_values = values[counts == 1]
-    mask = np.isin(cpu_corr, unique_values)
-    cpu_rows, cpu_corr = cpu_rows[mask], cpu_corr[mask]
     order = np.argsort(cpu_corr)
     cpu_rows, cpu_corr = cpu_rows[order], cpu_corr[order]
     pos = np.searchsorted(cpu_corr, gpu_corr)

@@ -5,11 +5,19 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..analysis.attribution import attribute
 from ..analysis.health import Finding, health
 from ..text import printable
 from ..timescale import format_duration
 from ..trace import Trace
 
+# How `info` says which rule charged GPU work to an op, by attribution.RULES key.
+_PLACED_BY = {
+    "external_id": "by External id",
+    "enclosing_op": "to the enclosing op",
+    "launch_call": "to the launch call",
+    "none": "to no op (launch not in the trace)",
+}
 # deviceProperties fields worth showing; the rest stay in the file.
 _DEVICE_FIELDS = ("id", "name", "totalGlobalMem", "computeMajor", "computeMinor", "numSms")
 
@@ -32,6 +40,8 @@ def summary(trace: Trace) -> dict[str, Any]:
             "launch_links": len(trace.launches),
             "other_links": len(trace.flows),
         },
+        # Which rule charged each kernel, memcpy and memset to an op (analysis/attribution.py).
+        "gpu_work_placed_by": attribute(trace).placed_by(),
         "skipped": dict(trace.skipped.most_common()),
         "adjusted": dict(trace.adjusted.most_common()),
         "health": _health_json(trace),
@@ -98,6 +108,12 @@ def report(info: dict[str, Any]) -> str:
         f"flows      {flows['events']} flow events: {flows['launch_links']} launch links,"
         f" {flows['other_links']} other links"
     )
+    placed = info["gpu_work_placed_by"]
+    if sum(placed.values()):
+        lines.append(
+            f"gpu work   {sum(placed.values())} kernels and copies charged "
+            + ", ".join(f"{n} {_PLACED_BY[rule]}" for rule, n in placed.items())
+        )
     for title, counts in (("skipped", info["skipped"]), ("adjusted", info["adjusted"])):
         if counts:
             total = sum(counts.values())

@@ -88,6 +88,7 @@ def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int6
         xs = [xs[i] for i in rows.tolist()]
         ts, dur, index = ts[keep], dur[keep], index[keep]
     corr = [e.args.correlation if e.args is not None else None for e in xs]
+    ext = [e.args.external if e.args is not None else None for e in xs]
     first_row = len(out.slices)
     out.slices.add(
         lane=out.lanes.many([(e.pid, e.tid) for e in xs]),
@@ -97,6 +98,7 @@ def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int6
         cat=out.cats.many([e.cat for e in xs]),
         event=index,
         corr=_ints([c if type(c) is int else -1 for c in corr]),
+        ext=_ints([c if type(c) is int else -1 for c in ext]),
     )
     binds = [
         (k, e) for k, e in enumerate(xs) if e.bind_id is not None and (e.flow_in or e.flow_out)

@@ -25,6 +25,8 @@ class Args(msgspec.Struct, gc=False):
     """The few args the loader needs; the rest are decoded lazily when a slice is shown."""
 
     correlation: Any = None
+    # The CPU op a kernel or launch belongs to: torch's key_averages() joins GPU time on it.
+    external: Any = msgspec.field(default=None, name="External id")
     name: Any = None
     labels: Any = None
     sort_index: Any = None
@@ -143,6 +145,7 @@ def to_event(item: Any) -> Event:
         flow_out=get("flow_out") is True,
         args=Args(
             correlation=args.get("correlation"),
+            external=args.get("External id"),
             name=args.get("name"),
             labels=args.get("labels"),
             sort_index=args.get("sort_index"),
