@@ -244,7 +244,14 @@ class Trace:
         strings or the file buffer)."""
         arrays: list[Any] = [
             getattr(group, f.name)
-            for group in (self.slices, self.launches, self.flows, self.instants, self.memory)
+            for group in (
+                self.slices,
+                self.launches,
+                self.external,
+                self.flows,
+                self.instants,
+                self.memory,
+            )
             for f in fields(group)
         ]
         total = sum(int(a.nbytes) for a in arrays) + self.args_reader.nbytes()
