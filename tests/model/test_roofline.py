@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import csv
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -365,3 +367,69 @@ def test_shape_args_read_in_bulk_equal_those_read_one_at_a_time(tmp_path, monkey
             continue
         keys = ("Input Dims", "Input type", "Concrete Inputs")
         assert {k: got[k] for k in keys} == {k: one[k] for k in keys}
+
+
+def _fp32_mm_trace(tmp_path, kernels):
+    """aten::mm [4096,4096] x [4096,4096] in fp32 on an A100, one call per (kernel name, us)."""
+    cpu, events = {"pid": 1, "tid": 1}, []
+    for k, (kernel, dur) in enumerate(kernels):
+        ts, corr = 10_000 * k, k + 1
+        events += [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", **cpu, "ts": ts, "dur": 50,
+             "args": args([[4096, 4096], [4096, 4096]], ["float", "float"])},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **cpu, "ts": ts + 10,
+             "dur": 5, "args": {"correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": ts + 60,
+             "dur": dur, "args": {"correlation": corr}},
+        ]  # fmt: skip
+    path = tmp_path / "fp32_mm.json"
+    devices = [{"name": "NVIDIA A100-SXM4-80GB"}]
+    path.write_text(json.dumps({"deviceProperties": devices, "traceEvents": events}))
+    return load_trace(path)
+
+
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_warpsize2x2x1",
+        "ampere_s1688gemm_fp32_128x128_ldg4_nn",
+        "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4",
+        "Cijk_Alik_Bljk_S_B_MT128x128x32_XF32",  # hipBLASLt
+    ],
+)
+def test_an_fp32_gemm_on_tensor_cores_is_judged_against_the_tf32_peak(tmp_path, kernel):
+    r = roofline(_fp32_mm_trace(tmp_path, [(kernel, 1000)]))
+    (row,) = r.rows
+    assert row.work.math == "tf32"
+    tflops = 2 * 4096**3 / 1e-3 / 1e12  # 137.4 TFLOP/s: 7x the A100's fp32 peak, under TF32's
+    assert row.tflops == pytest.approx(tflops)
+    share, side = r.percent_of_peak(row)
+    assert side == "compute" and share == pytest.approx(100 * tflops / 156.0)
+    assert r.dtype_class() == "tf32"
+
+
+def test_an_fp32_gemm_on_cuda_cores_keeps_the_fp32_peak_and_the_two_are_two_rows(tmp_path):
+    kernels = [("ampere_sgemm_128x64_nn", 10_000), ("ampere_s1688gemm_fp32", 1000)]
+    r = roofline(_fp32_mm_trace(tmp_path, kernels))
+    by_math = {row.work.math: row for row in r.rows}
+    assert set(by_math) == {"", "tf32"}
+    share, _ = r.percent_of_peak(by_math[""])  # 13.7 TFLOP/s of the fp32 19.5
+    assert share == pytest.approx(100 * (2 * 4096**3 / 1e-2 / 1e12) / 19.5)
+
+
+def test_the_mfu_weighs_each_op_by_the_peak_of_the_precision_it_ran_in(tmp_path):
+    kernels = [("ampere_sgemm_128x64_nn", 10_000), ("ampere_s1688gemm_fp32", 1000)]
+    trace = _fp32_mm_trace(tmp_path, kernels)
+    r = roofline(trace)
+    flops = 2 * 4096**3
+    at_peak_ns = flops / 19.5e3 + flops / 156e3  # TFLOP/s = 1e3 FLOPs per ns
+    window = r.utilisation("all", 0, trace.span_ns)
+    assert window.mfu == pytest.approx(at_peak_ns / trace.span_ns)
+    assert r.peak_classes() in ("fp32+tf32", "tf32+fp32")
+    out = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--roofline", trace.path],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert f"MFU {window.mfu:.2%} of {r.peak_classes()} peak" in out.stdout
+    assert "float (tf32)" in out.stdout

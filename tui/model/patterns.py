@@ -46,6 +46,10 @@ HOST_OP_CATEGORIES = frozenset(
 # of the record_function on top of the op stack when it was launched. Python frames and runtime
 # calls are never that record (they carry no id of their own, or only the op's).
 EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator"})
+# An fp32 GEMM or convolution whose kernel has one of these in its name ran on tensor cores in
+# TF32 (cuBLAS/cuBLASLt `tf32`, `s1688`/`s16816` MMA shapes, CUTLASS `tensorop`, `xmma`; hipBLASLt
+# `xf32`): fp32 data reaches tensor cores no other way, so its roof is the TF32 peak.
+TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop|xmma", re.IGNORECASE)
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 PROFILER_STEP_ROW = "ProfilerStep*"

@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from ..patterns import TF32_KERNEL
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
 from .perf_model import MODELLED, TRITON_PREFIX, work_of
-from .work import DTYPE_CLASS, Work
+from .work import CONV, DTYPE_CLASS, GEMM, Work
 
 SHAPES_BATCH = 32768  # events whose shape args are read at a time
 # Copies that cross PCIe or NVLink (Kineto's "Memcpy HtoD (Pinned -> Device)", HIP's names).
@@ -132,23 +133,40 @@ class Roofline:
         return out
 
     def dtype_class(self) -> str | None:
-        """The dtype most FLOPs ran in, as the peak table names it."""
+        """The precision most FLOPs ran in, as the peak table names it."""
+        flops = self._flops_by_class()
+        return max(flops, key=lambda k: flops[k]) if flops else None
+
+    def peak_classes(self) -> str:
+        """The precisions that ran, most FLOPs first ("tf32+fp32"): what the MFU is against."""
+        flops = self._flops_by_class()
+        return "+".join(sorted(flops, key=lambda k: -flops[k]))
+
+    def _flops_by_class(self) -> dict[str, int]:
         flops: dict[str, int] = {}
         for row in self.ran:
-            key = DTYPE_CLASS.get(row.work.dtype)
+            key = _peak_class(row.work)
             if key is not None:
                 flops[key] = flops.get(key, 0) + row.flops
-        return max(flops, key=lambda k: flops[k]) if flops else None
+        return flops
 
     def utilisation(self, name: str, t0: int, t1: int) -> Utilisation:
         """Model FLOPs of the calls that began in [t0, t1) and ran kernels, their rate over
-        the window, and that rate over the dense peak of the main dtype (MFU); None where no
-        peak is known."""
-        flops = sum(row.work.flops * sum(1 for t in row.starts if t0 <= t < t1) for row in self.ran)
+        the window, and the MFU: the time the device would need for those FLOPs at the peak of
+        the precision each op ran in (TF32 for fp32 GEMMs on tensor cores), over the window;
+        None where no peak is known. With one precision it is the rate over that peak."""
+        flops, at_peak_ns, known = 0, 0.0, False
+        for row in self.ran:
+            n = row.work.flops * sum(1 for t in row.starts if t0 <= t < t1)
+            flops += n
+            key = _peak_class(row.work)
+            peak = self.peaks.tflops(key) if self.peaks is not None and key else None
+            if peak and n:
+                at_peak_ns += n / peak / 1e3  # TFLOP/s is 1e3 FLOPs per ns
+                known = True
         rate = flops / (t1 - t0) / 1e3 if t1 > t0 else None
-        dtype = self.dtype_class()
-        peak = self.peaks.tflops(dtype) if self.peaks is not None and dtype else None
-        return Utilisation(name, t1 - t0, flops, rate, rate / peak if rate and peak else None)
+        mfu = at_peak_ns / (t1 - t0) if known and t1 > t0 else None
+        return Utilisation(name, t1 - t0, flops, rate, mfu)
 
     def roof(self, work: Work) -> tuple[float, str] | None:
         """(ns one call would take at its roof, "compute" or "memory"): the roof is the lower
@@ -159,7 +177,7 @@ class Roofline:
             return None
         hbm = self.peaks.hbm_tbs or None
         memory = hbm * work.intensity if hbm else None
-        peak = self.peaks.tflops(DTYPE_CLASS.get(work.dtype, ""))
+        peak = self.peaks.tflops(_peak_class(work) or "")
         if peak is None and not work.dtype:
             fastest = max((v for v in (self.peaks.bf16, self.peaks.fp16) if v), default=None)
             if memory is None or fastest is None or memory > fastest:
@@ -179,6 +197,11 @@ class Roofline:
         if roof is None or not row.gpu_ns:
             return None
         return 100.0 * roof[0] * row.ran / row.gpu_ns, roof[1]
+
+
+def _peak_class(work: Work) -> str | None:
+    """The peak-table precision `work` ran at (None: unknown dtype)."""
+    return work.math or DTYPE_CLASS.get(work.dtype)
 
 
 def roofline(trace: Trace, override: str | None = None) -> Roofline:
@@ -241,9 +264,29 @@ def _host_copies(trace: Trace) -> np.ndarray:
 
 
 def _find_host_copies(trace: Trace) -> np.ndarray:
+    return _holds_work_named(trace, HOST_COPY)
+
+
+def _ran_tf32(trace: Trace) -> np.ndarray:
+    """Per slice row: whether it is or holds the op that launched a TF32 kernel (once)."""
+    return trace.derive("ran tf32", lambda: _holds_work_named(trace, TF32_KERNEL))
+
+
+def with_math(trace: Trace, row: int, work: Work) -> Work:
+    """`work` with the math mode its kernels ran in (TF32 for an fp32 GEMM on tensor cores)."""
+    if (
+        DTYPE_CLASS.get(work.dtype) == "fp32"
+        and work.kind in (GEMM, CONV)
+        and _ran_tf32(trace)[row]
+    ):
+        return replace(work, math="tf32")
+    return work
+
+
+def _holds_work_named(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
     att = attribute(trace)
-    host = np.asarray([bool(HOST_COPY.search(n)) for n in trace.names] + [False], dtype=bool)
-    at = att.op[host[trace.slices.name[att.work]] & (att.op >= 0)]
+    named = np.asarray([bool(pattern.search(n)) for n in trace.names] + [False], dtype=bool)
+    at = att.op[named[trace.slices.name[att.work]] & (att.op >= 0)]
     marked = np.zeros(len(trace.slices), bool)
     up = op_tree(trace).up
     while len(at):
@@ -289,7 +332,7 @@ def shape_rows(trace: Trace) -> ShapeRows:
 
 def _rows(trace: Trace) -> ShapeRows:
     _, cuda_total = cuda_totals(trace)
-    groups: dict[tuple[str, str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
+    groups: dict[tuple[str, str, str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
     picked = _candidates(trace)
     # In file order and a batch at a time: each chunk of the file is decoded about once, and
     # only a batch's args are held at a time.
@@ -301,11 +344,13 @@ def _rows(trace: Trace) -> ShapeRows:
         work = work_of(name, args)
         if work is None or not isinstance(args, dict):
             continue
+        work = with_math(trace, row, work)
         key = (
             name,
             json.dumps(args.get("Input Dims")),
             json.dumps(args.get("Concrete Inputs")),
             json.dumps(args.get("Input type")),
+            work.math,
         )
         _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))
@@ -316,7 +361,7 @@ def _rows(trace: Trace) -> ShapeRows:
     rows = []
     for key in order:
         work, times, starts, _ = groups[key]
-        name, dims, concrete, types = key
+        name, dims, concrete, types, _ = key
         at = (len(times), sum(times), min(times), max(times), tuple(starts))
         idle = len(times) - len(starts)
         rows.append(
@@ -342,6 +387,7 @@ def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] 
     work = work_of(trace.slice_name(row), args)
     if work is None or _host_copies(trace)[row]:  # a host copy: no HBM roof for it
         return None
+    work = with_math(trace, row, work)
     gpu = int(cuda_totals(trace)[1][row])
     dims = json.dumps(args.get("Input Dims")) if isinstance(args, dict) else ""
     one = ShapeRow(trace.slice_name(row), dims, work, 1, gpu, gpu, gpu)

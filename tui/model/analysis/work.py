@@ -44,6 +44,9 @@ class Work:
     flops: int
     bytes: int
     dtype: str  # as torch writes it: "c10::BFloat16"
+    # The peak class its kernels ran at when not the dtype's: "tf32" for fp32 GEMMs and
+    # convolutions whose kernels ran on tensor cores (roofline.py finds it from their names).
+    math: str = ""
 
     @property
     def intensity(self) -> float:

@@ -83,7 +83,7 @@ def headline(trace: Trace, r: Roofline) -> str | None:
     parts = [f"{k.kind} at {k.percent_of_roof:.1f}% of its roof ({k.bound}-bound)" for k in kinds]
     window, _ = utilisation(trace, r)
     if window.mfu is not None:
-        parts.append(f"MFU {window.mfu:.2%} of {r.dtype_class()} peak")
+        parts.append(f"MFU {window.mfu:.2%} of {r.peak_classes()} peak")
     share = coverage(trace, r)
     if share is not None:
         parts.append(f"these cover {share:.0%} of the GPU time")
@@ -182,7 +182,7 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
         out.append(f"Modelled ops' kernels: {share:.0%} of GPU work time ({_unmodelled(share)})")
     window, steps = utilisation(trace, r)
     if gpu and window.tflops is not None:  # no kernels ran (a graph capture): no rate
-        mfu = f", MFU {window.mfu:.2%} of {r.dtype_class()} peak" if window.mfu is not None else ""
+        mfu = f", MFU {window.mfu:.2%} of {r.peak_classes()} peak" if window.mfu is not None else ""
         out.append(
             f"{_window_name(len(steps))} ({format_duration(window.window_ns)}): "
             f"{window.flops / 1e9:,.1f} GFLOPs, {window.tflops:.2f} TFLOP/s{mfu}"

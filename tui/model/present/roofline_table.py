@@ -31,7 +31,8 @@ def _dtypes(row: ShapeRow) -> str:
     """The tensors' dtypes, each once ("BFloat16/float" for a copy from fp32 to bf16)."""
     types = orjson.loads(row.types) if row.types else []
     named = [t.removeprefix("c10::") for t in types if isinstance(t, str) and t in DTYPE_BYTES]
-    return "/".join(dict.fromkeys(named)) or row.work.dtype.removeprefix("c10::")
+    dtypes = "/".join(dict.fromkeys(named)) or row.work.dtype.removeprefix("c10::")
+    return f"{dtypes} ({row.work.math})" if row.work.math else dtypes
 
 
 def _rate(value: float | None, digits: int) -> str:
