@@ -225,8 +225,12 @@ class Trace:
 
     def lane_of(self, row: int) -> Lane:
         """The lane holding slice `row`."""
+        return self.lanes[int(self.lane_indices(np.asarray([row]))[0])]
+
+    def lane_indices(self, rows: I64) -> I64:
+        """The index in `lanes` of the lane holding each slice of `rows`."""
         los = self.derive("lane_starts", lambda: np.asarray([lane.lo for lane in self.lanes]))
-        return self.lanes[int(np.searchsorted(los, row, side="right")) - 1]
+        return np.searchsorted(los, rows, side="right") - 1
 
     def slice_name(self, row: int) -> str:
         return self.names[int(self.slices.name[row])]

@@ -71,11 +71,7 @@ def _op_tree(trace: Trace) -> OpTree:
     is_op = cpu_row & op_cat[s.cat]
     if not is_op.any():  # another tool's trace: every CPU slice is an op
         is_op = cpu_row
-    up = s.parent.astype(np.int64)
-    climb = np.flatnonzero((up >= 0) & ~is_op[np.maximum(up, 0)])
-    while len(climb):  # look through slices that are not ops (Python frames)
-        up[climb] = s.parent[up[climb]]
-        climb = climb[(up[climb] >= 0) & ~is_op[np.maximum(up[climb], 0)]]
+    up = _climb(s.parent.astype(np.int64), s.parent.astype(np.int64), ~is_op)  # past non-ops
     return OpTree(_drop_wrappers(is_op, up, s.name.astype(np.int64)), up)
 
 
@@ -97,10 +93,8 @@ def _drop_wrappers(is_op: Bool, up: I64, name: I64) -> Bool:
         folded = np.zeros(len(up), bool)
         folded[dup] = True
         # Children of folded ops climb to the nearest op left (a chain may fold at once).
-        moved = np.flatnonzero(is_op & (up >= 0) & folded[np.maximum(up, 0)])
-        while len(moved):
-            up[moved] = up[up[moved]]
-            moved = moved[(up[moved] >= 0) & folded[np.maximum(up[moved], 0)]]
+        moved = np.flatnonzero(is_op)
+        up[moved] = _climb(up, up[moved], folded)
 
 
 def attribute(trace: Trace) -> Attribution:
@@ -142,35 +136,30 @@ def _encloses(trace: Trace, outer: I64, inner: I64) -> Bool:
     copy kernel): such an owner is not taken.
     """
     s = trace.slices
-    los = np.asarray([lane.lo for lane in trace.lanes], np.int64)
-    same_lane = np.searchsorted(los, outer, side="right") == np.searchsorted(
-        los, inner, side="right"
-    )
+    same_lane = trace.lane_indices(outer) == trace.lane_indices(inner)
     inside = (s.start[outer] <= s.start[inner]) & (s.end[inner] <= s.end[outer])
     return np.asarray(same_lane & inside)
 
 
 def _nearest_op(tree: OpTree, rows: I64) -> I64:
     """Each row, or the op it was folded into (torch lifts a folded op's kernels to its parent)."""
-    rows = rows.copy()
-    climb = np.flatnonzero(~tree.is_op[rows])
-    while len(climb):
-        rows[climb] = tree.up[rows[climb]]
-        climb = climb[(rows[climb] >= 0) & ~tree.is_op[np.maximum(rows[climb], 0)]]
-    return rows
+    return _climb(tree.up, rows, ~tree.is_op)
 
 
 def _enclosing_non_python_op(trace: Trace, tree: OpTree, launches: I64) -> I64:
     """The innermost op enclosing each launch that is not a Python frame (-1: none)."""
     python = trace.category_test(lambda c: c.lower() == PYTHON_FRAME_CATEGORY)
-    up = tree.up[launches]
-    climb = np.flatnonzero(up >= 0)
-    climb = climb[python[trace.slices.cat[up[climb]]]]
+    return _climb(tree.up, tree.up[launches], python[trace.slices.cat])
+
+
+def _climb(up: I64, rows: I64, skip: Bool) -> I64:
+    """Each row, or its first ancestor by `up` that `skip` does not mark (-1: none)."""
+    rows = rows.copy()
+    climb = np.flatnonzero((rows >= 0) & skip[np.maximum(rows, 0)])
     while len(climb):
-        up[climb] = tree.up[up[climb]]
-        climb = climb[up[climb] >= 0]
-        climb = climb[python[trace.slices.cat[up[climb]]]]
-    return up
+        rows[climb] = up[rows[climb]]
+        climb = climb[(rows[climb] >= 0) & skip[np.maximum(rows[climb], 0)]]
+    return rows
 
 
 def cuda_totals(trace: Trace) -> tuple[I64, I64]:
