@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from tui.cli import main, make_app
 from tui.model.ingest.cache import ModelCache
 
@@ -99,6 +101,23 @@ def screen_rows(timeline: Any) -> list[Any]:
     """The display rows on screen now, top to bottom (pinned ones first)."""
     rows = [timeline.row_at(y) for y in range(timeline.view_height)]
     return [timeline.rows[i] for i in rows if i >= 0]
+
+
+def drawn(app: Any) -> str:
+    """Everything on the screen now, with its colours and styles, as the terminal would get it
+    (what `export_screenshot` draws, without the cost of making an SVG of it)."""
+    console = Console(
+        width=app.size.width,
+        height=app.size.height,
+        file=io.StringIO(),
+        force_terminal=True,
+        color_system="truecolor",
+        legacy_windows=False,
+        safe_box=False,
+    )
+    update = app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    console.print(update)
+    return console.file.getvalue()
 
 
 async def built(app, pilot) -> None:

@@ -15,7 +15,7 @@ from textual import events
 from tests.bench.make_rank_set import write_rank_set
 from tests.conftest import DATA
 from tests.model.test_diff import step_trace
-from tests.tui.helpers import built, loaded
+from tests.tui.helpers import built, drawn, loaded
 from tests.tui.test_key_fuzz import CHARS
 from tui.app import TraceApp
 from tui.screens.help import HelpScreen
@@ -61,7 +61,7 @@ def _seen(app) -> tuple[object, ...]:
     """What the user sees: the mode, the screen, the focus, everything drawn, and the toasts
     (a key that cannot act says why in one)."""
     toasts = tuple(n.identity for n in app._notifications)
-    return (app.current_mode, app.screen, app.focused, app.export_screenshot(), toasts)
+    return (app.current_mode, app.screen, app.focused, drawn(app), toasts)
 
 
 def _where(app) -> tuple[object, ...]:
