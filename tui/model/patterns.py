@@ -69,13 +69,40 @@ STREAM_WAIT_NAME = re.compile(r"^(cuda|hip)StreamWaitEvent$")
 # with the launch category `ac2g`), not launches; correlation ids stay far below.
 GRAPH_DEPENDENCY_FLOW_ID = 1 << 40
 
-# Collective communication, whatever category the writer gave it (NCCL, RCCL, HCCL, gloo).
-COMM_NAME = re.compile(
-    r"nccl|rccl|hccl|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall", re.IGNORECASE
+# Communication kernels by name, family by family (the README's "Communication" lists them):
+# the collective libraries' kernels, and the all-reduce, dispatch and combine kernels that
+# serving engines, torch's symmetric memory and expert-parallel libraries write themselves.
+# Only names that say so: a fused Inductor kernel named after an all_gather is computation.
+COMM_KERNEL_FAMILIES = {
+    "NCCL, RCCL, HCCL, MSCCL++": r"nccl|rccl|hccl|msccl",
+    "torch symmetric memory (symm_mem)": r"symmetric_memory|multimem_",
+    "one-shot and two-shot all-reduce (TensorRT-LLM, FlashInfer)": (
+        r"one_?shot_?all_?reduce|two_?shot_?all_?reduce|allreduce_fusion"
+    ),
+    "custom all-reduce (vLLM, SGLang, aiter)": (
+        r"cross_device_reduce|custom_?all_?reduce|quickreduce"
+    ),
+    "NVSHMEM": r"nvshmem",
+    "DeepEP dispatch and combine": r"deep_?ep::",
+    "Transformer Engine userbuffers": r"userbuffers",
+}
+COMM_KERNEL_NAME = re.compile(
+    "|".join(f"(?:{family})" for family in COMM_KERNEL_FAMILIES.values()), re.IGNORECASE
 )
-# Collective kernels, as the GPU's time is split (TraceLens's rule: the library's kernels only;
-# a fused Inductor kernel named after an all_gather is computation).
-COMM_KERNEL_NAME = re.compile(r"nccl|rccl|hccl", re.IGNORECASE)
+# Ops whose own GPU work is communication, whatever the kernels are named: the op torch charges
+# a kernel to (attribution's), when it is a c10d or functional collective, a symm_mem op, a
+# serving engine's custom all-reduce op, or NCCL's parameter record.
+COMM_OP_NAME = re.compile(
+    r"^(c10d|_c10d_functional|c10d_functional|symm_mem|_C_custom_ar|_custom_ar|deep_ep|nvshmem)::"
+    r"|^[\w.]+::\w*(all_?reduce|all_?gather|reduce_?scatter|all_?to_?all)\w*$"
+    r"|^record_param_comms$|^(nccl|rccl|hccl|gloo):"
+)
+# Collective communication on any lane, for colouring: the kernels above, the ops above, and the
+# annotations (nccl:all_reduce, gloo:all_reduce).
+COMM_NAME = re.compile(
+    rf"{COMM_KERNEL_NAME.pattern}|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall",
+    re.IGNORECASE,
+)
 # What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
 DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
 
@@ -115,6 +142,12 @@ COLLECTIVE_KERNEL_KIND = re.compile(
     r"(?:nccl|rccl)(?:Dev)?Kernel_([A-Za-z]+?)(?:_|\(|$)", re.IGNORECASE
 )
 COLLECTIVE_ANNOTATION_KIND = re.compile(r"^(?:nccl|rccl|gloo):(.+)$")
+# The collective any other communication kernel or op runs, by the words in its name.
+COLLECTIVE_NAME_KIND = re.compile(
+    r"(all_?reduce|cross_device_reduce|quickreduce|all_?gather|reduce_?scatter|all_?to_?all"
+    r"|broadcast|dispatch|combine)",
+    re.IGNORECASE,
+)
 # with_stack=True names an nn.Module's frame `nn.Module: Linear_91`, numbering a class's
 # instances.
 MODULE_PREFIX = "nn.Module: "

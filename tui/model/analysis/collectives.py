@@ -4,7 +4,8 @@ What a collective is and moves comes from the first of: the kernel's own args (n
 copies `Collective name`, `In msg nelems`, `dtype`, `Process Group Name` onto it), the
 `record_param_comms` op around its launch, or the `nccl:<kind>` annotation around its launch
 (`Input Dims` and `Input type`). The kind falls back to the kernel's name
-(`ncclDevKernel_AllGather_RING_LL` -> allgather).
+(`ncclDevKernel_AllGather_RING_LL` -> allgather, `cross_device_reduce_1stage` -> allreduce,
+DeepEP's `dispatch` and `combine` -> alltoall), then to its op's (`symm_mem::one_shot_all_reduce`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..patterns import COLLECTIVE_ANNOTATION_KIND, COLLECTIVE_KERNEL_KIND
+from ..patterns import COLLECTIVE_ANNOTATION_KIND, COLLECTIVE_KERNEL_KIND, COLLECTIVE_NAME_KIND
 from ..trace import Trace
 from .attribution import attribute
 from .gpu_time import COMM, work_class
@@ -79,7 +80,8 @@ def _collectives(trace: Trace) -> list[Collective]:
         row = int(att.work[i])
         found = _described(trace, row, int(att.launch[i]))
         name = trace.slice_name(row)
-        kind = found.get("kind") or _kind_from_name(name)
+        op = int(att.op[i])
+        kind = found.get("kind") or _kind_from_names(name, trace.slice_name(op) if op >= 0 else "")
         out.append(
             Collective(
                 kind,
@@ -94,9 +96,24 @@ def _collectives(trace: Trace) -> list[Collective]:
     return out
 
 
-def _kind_from_name(name: str) -> str:
-    match = COLLECTIVE_KERNEL_KIND.search(name)
-    return normalise_kind(match.group(1)) if match else name.split("(")[0]
+def _kind_from_names(kernel: str, op: str) -> str:
+    """The collective a kernel's name says it runs, else its op's name (else the name)."""
+    if match := COLLECTIVE_KERNEL_KIND.search(kernel):
+        return normalise_kind(match.group(1))
+    for name in (kernel, op):
+        if match := COLLECTIVE_NAME_KIND.search(name):
+            word = normalise_kind(match.group(1))
+            return _WORD_KIND.get(word, word)
+    return kernel.split("(")[0]
+
+
+# Words in kernel names for the collective they run.
+_WORD_KIND = {
+    "crossdevicereduce": "allreduce",
+    "quickreduce": "allreduce",
+    "dispatch": "alltoall",
+    "combine": "alltoall",
+}
 
 
 def _described(trace: Trace, kernel: int, launch: int) -> dict[str, Any]:

@@ -2,9 +2,11 @@
 
 TraceLens's `gpu_timeline` definitions: computation is the union of compute kernels (all GPU
 work but collectives and copies; a memset is a kernel), communication the union of collective
-kernels (NCCL, RCCL, HCCL by name), memcpy the union of copies. Exposed communication is
-communication while no computation runs; exposed memcpy is copying while neither runs; busy is
-the union of everything, and idle the rest of the window.
+kernels, memcpy the union of copies. TraceLens knows collectives by NCCL/RCCL names; we also
+know the families serving engines and symm_mem write (patterns.COMM_KERNEL_FAMILIES) and any
+kernel whose op is a collective (patterns.COMM_OP_NAME), such as a symm_mem all-reduce's.
+Exposed communication is communication while no computation runs; exposed memcpy is copying
+while neither runs; busy is the union of everything, and idle the rest of the window.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy.typing as npt
 
 from tui.model.arrays import I64, Bool
 
-from ..patterns import COMM_KERNEL_NAME
+from ..patterns import COMM_KERNEL_NAME, COMM_OP_NAME
 from ..trace import Trace
 from .attribution import attribute
 
@@ -53,12 +55,16 @@ def work_class(trace: Trace) -> npt.NDArray[np.int8]:
 
 
 def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
-    work = attribute(trace).work
+    att = attribute(trace)
+    work, op = att.work, att.op
     s = trace.slices
     comm = trace.name_test(COMM_KERNEL_NAME.search)
+    comm_op = trace.name_test(COMM_OP_NAME.search)
     copy = trace.category_test(lambda c: c.lower() in _COPY_CATEGORIES)
     out = np.full(len(work), COMPUTE, np.int8)
     out[comm[s.name[work]]] = COMM
+    owned = np.flatnonzero(op >= 0)
+    out[owned[comm_op[s.name[op[owned]]]]] = COMM
     out[copy[s.cat[work]]] = MEMCPY
     return out
 

@@ -39,9 +39,10 @@ SHAPE = 1  # the shape of the kept data below: bumped when it changes
 def _version() -> str:
     """The shape of the data and the code that derived it: facts kept by a build whose analyses
     differ (a health rule changed, say) are derived again, not shown."""
-    sources = sorted(Path(analysis.__file__).parent.glob("*.py"))
+    core = Path(trace_module.__file__).parent  # the trace types, and patterns.py's rules
+    sources = sorted(Path(analysis.__file__).parent.glob("*.py")) + sorted(core.glob("*.py"))
     digest = hashlib.sha256()
-    for source in [*sources, Path(trace_module.__file__)]:
+    for source in sources:
         digest.update(source.read_bytes())
     return f"{SHAPE}-{digest.hexdigest()[:16]}"
 
