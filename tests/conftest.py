@@ -43,7 +43,7 @@ TORCH_ORDER = [
 ]
 # After torch's: the roofline's columns of the modelled calls (shown once it is known).
 WORK_HEADERS = ["GFLOPs", "TFLOP/s", "% of roof"]
-WORK_JSON_KEYS = {"flops", "tflops", "percent_of_roof", "bound"}
+WORK_JSON_KEYS = {"flops", "tflops", "percent_of_roof", "above_roof", "bound"}
 # The JSON keys of an op row (`summary --format json`), as documented in present/report.py.
 OP_JSON_KEYS = {
     "name",

@@ -35,6 +35,9 @@ class WorkTotals:
     roof_ns: float  # the time they would take at their roofs (those with a known roof)
     judged_ns: int  # the kernel time of the calls with a known roof
     compute_ns: int  # of judged_ns, that of calls on the compute side of the roofline
+    # The kernel time of calls whose by-shape row ran faster than its roof allows (an assumption
+    # failed: roofline.Roofline.above_roof); they are not judged.
+    above_ns: int = 0
 
     @property
     def tflops(self) -> float | None:
@@ -42,7 +45,18 @@ class WorkTotals:
 
     @property
     def percent_of_roof(self) -> float | None:
-        return 100.0 * self.roof_ns / self.judged_ns if self.judged_ns else None
+        """The share of the roof; None where none is known or the calls, taken together in
+        this scope, ran faster than their roofs allow."""
+        share = 100.0 * self.roof_ns / self.judged_ns if self.judged_ns else None
+        return share if share is not None and share <= 100.0 else None
+
+    @property
+    def above_roof(self) -> bool:
+        """Whether the judged calls ran faster than their roofs allow, or only calls of rows
+        that did were left to judge."""
+        if self.judged_ns:
+            return 100.0 * self.roof_ns / self.judged_ns > 100.0
+        return self.above_ns > 0
 
     @property
     def bound(self) -> str | None:
@@ -58,8 +72,9 @@ class _Calls:
 
     flops: F64
     bytes: F64
-    roof_ns: F64  # NaN: no roof known
+    roof_ns: F64  # NaN: no roof known, or the call's row ran faster than its roof allows
     compute: Bool
+    above: Bool  # the call's row ran faster than its roof allows
 
 
 def _calls(r: Roofline) -> _Calls:
@@ -67,9 +82,11 @@ def _calls(r: Roofline) -> _Calls:
     flops = np.asarray([row.work.flops for row in r.rows], np.float64)
     nbytes = np.asarray([row.work.bytes for row in r.rows], np.float64)
     roofs = [r.roof(row.work) for row in r.rows]
+    above = np.asarray([r.above_roof(row) is not None for row in r.rows], np.bool_)
     roof_ns = np.asarray([x[0] if x else np.nan for x in roofs], np.float64)
+    roof_ns[above] = np.nan
     compute = np.asarray([x is not None and x[1] == "compute" for x in roofs], np.bool_)
-    return _Calls(flops[groups], nbytes[groups], roof_ns[groups], compute[groups])
+    return _Calls(flops[groups], nbytes[groups], roof_ns[groups], compute[groups], above[groups])
 
 
 def op_work(
@@ -145,7 +162,7 @@ def _totals(
     label: Callable[[int], str],
 ) -> dict[str, WorkTotals]:
     flops, nbytes, gpu = calls.flops[keep], calls.bytes[keep], gpu[keep]
-    roof, compute = calls.roof_ns[keep], calls.compute[keep]
+    roof, compute, above = calls.roof_ns[keep], calls.compute[keep], calls.above[keep]
     judged = ~np.isnan(roof)
     ids, group = np.unique(names, return_inverse=True)
 
@@ -155,9 +172,16 @@ def _totals(
     f, b, g = total(flops), total(nbytes), total(gpu)
     rn, jn = total(np.where(judged, roof, 0.0)), total(np.where(judged, gpu, 0.0))
     cn = total(np.where(judged & compute, gpu, 0.0))
+    an = total(np.where(above, gpu, 0.0))
     return {
         label(int(name)): WorkTotals(
-            round(f[i]), round(b[i]), round(g[i]), float(rn[i]), round(jn[i]), round(cn[i])
+            round(f[i]),
+            round(b[i]),
+            round(g[i]),
+            float(rn[i]),
+            round(jn[i]),
+            round(cn[i]),
+            round(an[i]),
         )
         for i, name in enumerate(ids.tolist())
     }

@@ -26,6 +26,24 @@ SHAPES_BATCH = 32768  # events whose shape args are read at a time
 HOST_COPY = re.compile(r"\b(HtoD|DtoH|HtoH|PtoP)\b|HostToDevice|DeviceToHost|HostToHost|PeerToPeer")
 
 
+# What each failed assumption means, for the line under the table and the JSON.
+ABOVE_ROOF = {
+    "HBM bandwidth": (
+        "faster than HBM bandwidth allows: the bytes did not all cross HBM (a small operand"
+        " stayed in L2, an in-place op reread what it wrote) or the device is not the one named"
+    ),
+    "peak": (
+        "faster than the precision's peak allows: the math ran in another precision (TF32,"
+        " fp8, sparsity) or the model counts FLOPs that did not run"
+    ),
+}
+
+
+def above_roof_reason(failed: str) -> str:
+    """The sentence for a failed assumption `Roofline.above_roof` named."""
+    return ABOVE_ROOF["HBM bandwidth" if failed == "HBM bandwidth" else "peak"]
+
+
 @dataclass(frozen=True)
 class ShapeRow:
     """One op name with one set of input shapes: its calls and what they computed."""
@@ -192,11 +210,32 @@ class Roofline:
     def percent_of_peak(self, row: ShapeRow) -> tuple[float, str] | None:
         """(% of the roof, "compute" or "memory"): the time the calls would take at their roof
         over their kernels' time, which is achieved TFLOP/s over the dtype's peak on the
-        compute side and achieved TB/s over HBM TB/s on the memory side."""
+        compute side and achieved TB/s over HBM TB/s on the memory side. None without a roof,
+        and where the calls ran faster than their roof allows (see `above_roof`)."""
+        share = self._share(row)
+        return share if share is not None and share[0] <= 100.0 else None
+
+    def above_roof(self, row: ShapeRow) -> str | None:
+        """The assumption that failed when the calls ran faster than their roof allows, which
+        no kernel can: "HBM bandwidth" (the bytes did not all cross HBM) or "<precision> peak"
+        (the math ran in another precision, or the model counts FLOPs that did not run).
+        None when the row is within its roof or has none."""
+        share = self._share(row)
+        if share is None or share[0] <= 100.0:
+            return None
+        if share[1] == "memory":
+            return "HBM bandwidth"
+        return f"{_peak_class(row.work) or 'fastest'} peak"
+
+    def _share(self, row: ShapeRow) -> tuple[float, str] | None:
         roof = self.roof(row.work)
         if roof is None or not row.gpu_ns:
             return None
         return 100.0 * roof[0] * row.ran / row.gpu_ns, roof[1]
+
+    def above_roof_rows(self) -> list[ShapeRow]:
+        """The rows that ran faster than their roof allows: no percentage is shown for them."""
+        return [row for row in self.ran if self.above_roof(row) is not None]
 
 
 def _peak_class(work: Work) -> str | None:

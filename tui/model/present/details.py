@@ -12,7 +12,7 @@ from ..analysis.compiled import under_region
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.graphs import graphs, replay_of
 from ..analysis.memory import counter_series
-from ..analysis.roofline import Roofline, ShapeRow, one_call
+from ..analysis.roofline import Roofline, ShapeRow, above_roof_reason, one_call
 from ..analysis.syncs import overlapping
 from ..patterns import STREAM_WAIT_NAME
 from ..text import printable
@@ -148,9 +148,11 @@ def _work(call: ShapeRow, roof: Roofline) -> str:
     if call.tflops is None:
         return text + "; no GPU work under it"
     text += f"; its kernels: {call.tflops:.2f} TFLOP/s, {call.tbs:.3f} TB/s"
-    share = roof.percent_of_peak(call)
+    share, failed = roof.percent_of_peak(call), roof.above_roof(call)
     if share is not None and roof.peaks is not None:
         text += f", {share[0]:.1f}% of the {roof.peaks.device}'s roof ({share[1]} side)"
+    elif failed is not None and roof.peaks is not None:
+        text += f"; {above_roof_reason(failed)} on the {roof.peaks.device}, so no % of roof"
     return text
 
 

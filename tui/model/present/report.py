@@ -27,8 +27,9 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
          geometry {grid, block, registers, shared mem, occupancy %}, graphs [the CUDA graphs
          its instances were replayed in]; `--by-shape` ops add
          input_shapes, cpu_min_ns, cpu_max_ns, cuda_min_ns, cuda_max_ns; both: flops, tflops,
-         percent_of_roof, bound ("compute" | "memory") of the modelled calls (null where the
-         row has none, or the trace no shapes), see analysis/op_work.py)
+         percent_of_roof, above_roof (true: the calls ran faster than their roofs allow, so
+         percent_of_roof is null), bound ("compute" | "memory") of the modelled calls (null
+         where the row has none, or the trace no shapes), see analysis/op_work.py)
 """
 
 from __future__ import annotations

@@ -5,11 +5,14 @@ peak, as text, Markdown or JSON.
 JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), hbm_tbs} | null,
   shapes_recorded, note, totals {flops, gpu_ns, tflops}, coverage (the modelled ops' kernels'
   share of all GPU work time, 0..1),
-  by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time), bound}],
+  by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time, rows above
+  their roof left out), bound}], above_roof: [{assumption ("HBM bandwidth" | "<dtype> peak"),
+  reason, rows, gpu_ns}] (rows that ran faster than their roof allows: no percentage for them),
   dtype (the peak MFU is taken of), window and steps: [{name, window_ns, flops, tflops,
   mfu (0..1 | null)}], rows: [{name, input_dims, input_types, dtype, kind,
   calls, gpu_ns, min_ns, max_ns, flops_per_call, bytes_per_call, flops_per_byte, tflops, tbs,
-  percent_of_roof, bound ("compute" | "memory" | null), idle_calls (calls that ran no kernel:
+  percent_of_roof (null above the roof), above_roof (the assumption that failed | null), bound
+  ("compute" | "memory" | null), idle_calls (calls that ran no kernel:
   not in the rates)}]
 """
 
@@ -23,6 +26,7 @@ from ..analysis.roofline import (
     Roofline,
     ShapeRow,
     Utilisation,
+    above_roof_reason,
     coverage,
     modelled_calls,
     roofline,
@@ -145,6 +149,7 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "totals": {"flops": flops, "gpu_ns": gpu, "tflops": rate},
         "coverage": coverage(trace, r),
         "by_kind": [_kind_json(k) for k in r.by_kind()],
+        "above_roof": [_above_roof_json(*failed) for failed in above_roof(r)],
         "dtype": r.dtype_class(),
         "window": asdict(window),
         "steps": [asdict(u) for u in steps],
@@ -177,6 +182,7 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
             f"{counted(idle, 'modelled call')} ran no kernels here (captured into a CUDA graph, "
             "or the work was elsewhere): left out of the rates and the MFU"
         )
+    out += [_above_roof_line(*failed) for failed in above_roof(r)]
     share = coverage(trace, r)
     if rate is not None and share is not None:
         out.append(f"Modelled ops' kernels: {share:.0%} of GPU work time ({_unmodelled(share)})")
@@ -202,6 +208,31 @@ def _unmodelled(share: float) -> str:
     if share >= 0.8:
         return "the rest is ops the model does not know"
     return "the MFU counts only these: the rest is ops the model does not know"
+
+
+def above_roof(r: Roofline) -> list[tuple[str, list[ShapeRow]]]:
+    """The rows that ran faster than their roof allows, by the assumption that failed."""
+    failed: dict[str, list[ShapeRow]] = {}
+    for row in r.above_roof_rows():
+        failed.setdefault(r.above_roof(row) or "", []).append(row)
+    return list(failed.items())
+
+
+def _above_roof_line(failed: str, rows: list[ShapeRow]) -> str:
+    gpu = format_duration(sum(row.gpu_ns for row in rows))
+    return (
+        f"{counted(len(rows), 'row')} ({gpu} of kernels) ran {above_roof_reason(failed)};"
+        f" no % of roof is shown for them (> {failed})"
+    )
+
+
+def _above_roof_json(failed: str, rows: list[ShapeRow]) -> dict[str, Any]:
+    return {
+        "assumption": failed,
+        "reason": above_roof_reason(failed),
+        "rows": len(rows),
+        "gpu_ns": sum(row.gpu_ns for row in rows),
+    }
 
 
 def _kind_line(k: KindTotal) -> str:

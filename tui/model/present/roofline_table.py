@@ -26,6 +26,15 @@ class RoofRow:
     def share(self) -> tuple[float, str] | None:
         return self.roof.percent_of_peak(self.row)
 
+    @property
+    def above_roof(self) -> str | None:
+        return self.roof.above_roof(self.row)
+
+    @property
+    def side(self) -> str | None:
+        roof = self.roof.roof(self.row.work)
+        return roof[1] if roof is not None else None
+
 
 def _dtypes(row: ShapeRow) -> str:
     """The tensors' dtypes, each once ("BFloat16/float" for a copy from fp32 to bf16)."""
@@ -44,7 +53,11 @@ def _sortable(value: float | None) -> float:
 
 
 def _roof_text(r: RoofRow) -> str:
-    share = r.share
+    """The share of the roof, or for a row faster than its roof allows, the assumption that
+    failed (no percentage: a rate above the roof is a wrong assumption, not a result)."""
+    share, failed = r.share, r.above_roof
+    if failed is not None:
+        return f"> {failed}"
     return f"{share[0]:.1f}% {share[1]}" if share else "-"
 
 
@@ -134,7 +147,8 @@ ROOFLINE: Table[RoofRow] = Table(
         json_only("kind", lambda r: r.row.work.kind),
         json_only("min_ns", lambda r: r.row.min_ns),
         json_only("max_ns", lambda r: r.row.max_ns),
-        json_only("bound", lambda r: r.share[1] if r.share else None),
+        json_only("above_roof", lambda r: r.above_roof),
+        json_only("bound", lambda r: r.side if r.share or r.above_roof else None),
         json_only("idle_calls", lambda r: r.row.idle_calls),
     ),
     "gpu",
@@ -154,6 +168,7 @@ ROOFLINE: Table[RoofRow] = Table(
         "tflops",
         "tbs",
         "percent_of_roof",
+        "above_roof",
         "bound",
         "idle_calls",
     ),

@@ -44,8 +44,13 @@ def work_columns(_: type[W]) -> tuple[Column[W], ...]:
     ) -> Callable[[W, Totals], str]:
         return lambda r, _: "-" if get(r) < 0 else shown(r, get(r))
 
-    def roof_text(r: W, value: float) -> str:
-        return f"{value:.1f}% {r.work.bound if r.work is not None else ''}"
+    def roof_text(r: W, totals: Totals) -> str:
+        """The share, or "> roof" for calls faster than their roofs allow (no percentage: an
+        assumption failed; `summary --roofline` says which)."""
+        if r.work is not None and r.work.above_roof:
+            return "> roof"
+        value = p(r)
+        return "-" if value < 0 else f"{value:.1f}% {r.work.bound if r.work is not None else ''}"
 
     def bound_text(r: W, _: Totals) -> str:
         return (r.work.bound or "") if r.work is not None else ""
@@ -76,10 +81,19 @@ def work_columns(_: type[W]) -> tuple[Column[W], ...]:
             "roof",
             "% of roof",
             p,
-            text(p, roof_text),
+            roof_text,
             "percent_of_roof",
             needs="work",
             json_value=maybe(lambda w: w.percent_of_roof),
+        ),
+        Column(
+            "roof",
+            "Above roof",
+            p,
+            lambda r, _: "",
+            "above_roof",
+            needs="json",
+            json_value=maybe(lambda w: w.above_roof),
         ),
         Column(
             "roof",
