@@ -15,13 +15,13 @@ from tui.model.present.details import slice_details
 N = 1 << 24  # elements of the elementwise ops' tensors: 64 MiB each in fp32
 
 
-def _trace(tmp_path, calls):
-    """One op a call on an A100 80GB (fp32 19.5 TFLOP/s, HBM 2.04 TB/s): (op, Input Dims,
-    kernel, us) each, every operand fp32."""
+def write_calls(tmp_path, calls, device="NVIDIA A100-SXM4-80GB", dtype="float"):
+    """One op a call on `device` (an A100 80GB: fp32 19.5 TFLOP/s, HBM 2.04 TB/s): (op, Input
+    Dims, kernel, us) each, every operand of `dtype`."""
     cpu, events = {"pid": 1, "tid": 1}, []
     for k, (op, dims, kernel, dur) in enumerate(calls):
         ts, corr = 10_000 * k, k + 1
-        shapes = {"Input Dims": dims, "Input type": ["float"] * len(dims), "Concrete Inputs": []}
+        shapes = {"Input Dims": dims, "Input type": [dtype] * len(dims), "Concrete Inputs": []}
         events += [
             {"ph": "X", "cat": "cpu_op", "name": op, **cpu, "ts": ts, "dur": 50, "args": shapes},
             {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **cpu, "ts": ts + 10,
@@ -30,7 +30,7 @@ def _trace(tmp_path, calls):
              "dur": dur, "args": {"correlation": corr}},
         ]  # fmt: skip
     path = tmp_path / "t.json"
-    devices = [{"name": "NVIDIA A100-SXM4-80GB"}]
+    devices = [{"name": device}]
     path.write_text(json.dumps({"deviceProperties": devices, "traceEvents": events}))
     return path
 
@@ -46,7 +46,7 @@ def _json(*argv):
 
 
 def test_a_gemm_faster_than_the_fp32_peak_says_the_precision_assumption_failed(tmp_path):
-    path = _trace(tmp_path, [(*MM, 1000)])  # 137 TFLOP/s: 7x the fp32 peak
+    path = write_calls(tmp_path, [(*MM, 1000)])  # 137 TFLOP/s: 7x the fp32 peak
     r = roofline(load_trace(path))
     (row,) = r.rows
     assert r.percent_of_peak(row) is None and r.above_roof(row) == "fp32 peak"
@@ -73,7 +73,7 @@ def test_a_gemm_faster_than_the_fp32_peak_says_the_precision_assumption_failed(t
 
 def test_an_add_faster_than_hbm_allows_shows_no_percentage_anywhere(tmp_path):
     # 201 MB in 20 us is 10 TB/s, five times the HBM's; the mm runs at 13.7 of 19.5 TFLOP/s.
-    path = _trace(tmp_path, [(*ADD, 20), (*MM, 10_000)])
+    path = write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)])
     trace = load_trace(path)
     r = roofline(trace)
     add = next(row for row in r.rows if row.name == "aten::add_")
@@ -102,7 +102,7 @@ def test_an_add_faster_than_hbm_allows_shows_no_percentage_anywhere(tmp_path):
 def test_a_row_within_its_roof_keeps_its_percentage_beside_one_above(tmp_path):
     # Two add_ shapes: the big one at 1.0 TB/s (half the HBM's), a half-size one at 20 TB/s.
     half = ("aten::add_", [[N // 2], [N // 2]], "vectorized_elementwise_kernel")
-    path = _trace(tmp_path, [(*ADD, 201), (*half, 5)])
+    path = write_calls(tmp_path, [(*ADD, 201), (*half, 5)])
     r = roofline(load_trace(path))
     shares = {row.dims: (r.percent_of_peak(row), r.above_roof(row)) for row in r.rows}
     big, small = shares[json.dumps([[N], [N]])], shares[json.dumps([[N // 2], [N // 2]])]

@@ -13,7 +13,8 @@ Formulas (as TraceLens counts them, so the two can be compared):
   v [B,Hk,Nk,dv]: 2BHN*Nk*d + 2BHN*Nk*dv (QK^T and PV), halved when causal. Bytes: q, k, v and
   the output [B,H,N,dv].
 - Attention backward (the `*_backward` of those): 2.5 times the forward's FLOPs (FlashAttention-2's
-  count); bytes: grad_out, q, k, v and out read, dq, dk, dv written. `_scaled_mm` (fp8): 2MNK.
+  count); bytes: grad_out, q, k, v and out read, dq, dk, dv written. `_scaled_mm` (fp8) and
+  `_int_mm` (int8, an int32 output): 2MNK.
 - Convolution (`convolution`, `convolution_backward`): 2 x output elements x C_in/groups x kernel
   size, from stride, padding, dilation and groups in `Concrete Inputs`; backward once per
   gradient asked for; bytes input, weight and output (no bias, as TraceLens).
@@ -59,8 +60,9 @@ _ATTENTION_BACKWARD = {
 _CONV = {"aten::convolution", "aten::convolution_backward"}
 # Library GEMMs taking (x [.., K], weight [N, K], bias [N] or nothing), as `linear` does.
 _LINEAR = {"vllm::rocm_unquantized_gemm", "aiter::gemm_a16w16"}
+_LOW_PRECISION_GEMMS = {"aten::_scaled_mm", "aten::_int_mm"}
 MODELLED = (
-    _GEMMS | _ATTENTION | _ATTENTION_BACKWARD | _BINARY | _CONV | _LINEAR | {"aten::_scaled_mm"}
+    _GEMMS | _ATTENTION | _ATTENTION_BACKWARD | _BINARY | _CONV | _LINEAR | _LOW_PRECISION_GEMMS
 ) | memory_ops.MODELLED
 # Backward attention: QK^T again, dP = dO V^T, dS K, dS^T Q and P^T dO: 2.5 times the
 # forward's matmul work (the FlashAttention-2 paper's count).
@@ -82,6 +84,8 @@ def work_of(name: str, args: Any) -> Work | None:
             return _gemm(name, dims, types)
         if name == "aten::_scaled_mm":
             return _scaled_mm(dims, types)
+        if name == "aten::_int_mm":
+            return _int_mm(dims, types)
         if name in _ATTENTION:
             return _attention(dims, types, _causal(name, concrete), name in _SEQUENCE_FIRST)
         if name in _ATTENTION_BACKWARD:
@@ -170,6 +174,15 @@ def _scaled_mm(dims: list[Any], types: list[str]) -> Work | None:
         return None
     elements = m * k * size(types[0]) + k * n * size(types[1]) + m * n * 2
     return Work(GEMM, 2 * m * n * k, elements, types[0])
+
+
+def _int_mm(dims: list[Any], types: list[str]) -> Work | None:
+    """An int8 GEMM: A [M,K], B [K,N] int8, the output int32 (as `torch._int_mm` writes it)."""
+    (m, k), (k_b, n) = dims[0], dims[1]
+    if k != k_b:
+        return None
+    elements = m * k * size(types[0]) + k * n * size(types[1])
+    return Work(GEMM, 2 * m * n * k, elements + m * n * 4, types[0])
 
 
 def _attention_backward(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:

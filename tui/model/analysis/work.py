@@ -31,6 +31,7 @@ DTYPE_CLASS = {
     "c10::Float8_e5m2": "fp8",
     "c10::Float8_e4m3fnuz": "fp8",
     "c10::Float8_e5m2fnuz": "fp8",
+    "signed char": "int8",
 }
 GEMM, ATTENTION, ELEMENTWISE, CONV = "GEMM", "attention", "elementwise", "convolution"
 NORM, REDUCTION = "normalisation", "reduction"

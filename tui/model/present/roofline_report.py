@@ -2,7 +2,8 @@
 shapes, with FLOPs, bytes, intensity, achieved TFLOP/s and TB/s and the share of the device's
 peak, as text, Markdown or JSON.
 
-JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s, null: none), hbm_tbs} | null,
+JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s), int8 (TOPS; null: none),
+  hbm_tbs} | null,
   shapes_recorded, note, totals {flops, gpu_ns, tflops}, coverage (the modelled ops' kernels'
   share of all GPU work time, 0..1),
   by_kind: [{kind, flops, gpu_ns, tflops, percent_of_roof (weighted by kernel time, rows above
@@ -143,7 +144,10 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "device": r.peaks.device if r.peaks else None,
         "peaks": None
         if r.peaks is None
-        else {k: getattr(r.peaks, k) for k in ("bf16", "fp16", "tf32", "fp32", "fp8", "hbm_tbs")},
+        else {
+            k: getattr(r.peaks, k)
+            for k in ("bf16", "fp16", "tf32", "fp32", "fp8", "int8", "hbm_tbs")
+        },
         "shapes_recorded": r.shapes_recorded,
         "note": note(r),
         "totals": {"flops": flops, "gpu_ns": gpu, "tflops": rate},
