@@ -84,16 +84,24 @@ def test_every_total_is_its_self_plus_its_childrens(trace, weight):
 def test_cpu_and_gpu_weights_have_the_known_values(trace):
     cpu = call_tree(trace, weight="cpu")
     paths = _by_path(cpu)
-    linear = paths["ProfilerStep#1 > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
-    assert (cpu.calls[linear], cpu.total[linear], cpu.self_[linear]) == (1, 200 * US, 100 * US)
-    second = paths["ProfilerStep#2 > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
-    assert (cpu.calls[second], cpu.total[second]) == (2, 400 * US)  # merged: one path
+    # The steps are one node, as torch's table folds them: their Linear calls are one path.
+    linear = paths["ProfilerStep* > train.py(10): step > nn.Module: Net > nn.Module: Linear"]
+    assert (cpu.calls[linear], cpu.total[linear], cpu.self_[linear]) == (3, 600 * US, 300 * US)
+    step = paths["ProfilerStep*"]
+    assert (cpu.calls[step], cpu.total[step], cpu.self_[step]) == (2, 1800 * US, 200 * US)
     assert cpu.total[0] == 1800 * US  # the two steps; the profiler's span is not counted
     gpu = call_tree(trace, weight="gpu")
     assert gpu.total[0] == (300 + 40 + 300 + 40 + 100) * US  # all GPU work
     heaviest = [gpu.label(n) for n in gpu.heaviest_path()]
-    assert heaviest == ["(all)", "ProfilerStep#2", "train.py(10): step", "nn.Module: Net",
+    assert heaviest == ["(all)", "ProfilerStep*", "train.py(10): step", "nn.Module: Net",
                         "nn.Module: Linear", "aten::mm"]  # fmt: skip
+    # A scope of one step keeps its name.
+    one = call_tree(trace, Scope(1000 * US, 2000 * US), weight="cpu")
+    assert [one.label(k) for k in one.children(0)] == ["ProfilerStep#2"]
+    up = bottom_up(trace, weight="cpu")
+    assert "ProfilerStep*" in up.names and "ProfilerStep#1" not in {
+        up.label(k) for k in range(1, len(up.parent))
+    }
 
 
 def test_gpu_totals_per_op_equal_the_op_tables_cuda_totals(trace):
@@ -132,9 +140,8 @@ def test_summary_tree_prints_it_to_a_depth(trace):
     ]
     assert re.search(r"1.8 ms\s+100.0%", lines[2]) and lines[2].endswith("(all)")
     # Three levels: the root, the steps, and what is under each (100 us of each step's own).
-    assert [line.split()[-1] for line in lines[2:]] == ["(all)", "ProfilerStep#1", "step",
-                                                        "ProfilerStep#2", "step"]  # fmt: skip
-    assert lines[3].split()[:4] == ["900", "us", "50.0%", "100"]
+    assert [line.split()[-1] for line in lines[2:]] == ["(all)", "ProfilerStep*", "step"]
+    assert lines[3].split()[:6] == ["1.8", "ms", "100.0%", "200", "us", "2"]
     doc = json.loads(run("summary", trace.path, "--tree", "--format", "json").stdout)
     assert doc["weight"] == "gpu" and doc["root"]["total_ns"] == 780 * US
     up = run("summary", trace.path, "--tree", "--view", "bottom-up").stdout
@@ -147,7 +154,7 @@ def test_summary_tree_prints_it_to_a_depth(trace):
     assert json.loads(step)["root"]["total_ns"] == 440 * US  # ProfilerStep#2's GPU time
     doc = json.loads(run("summary", trace.path, "--tree", "--format", "json").stdout)
     first = doc["root"]["children"][0]
-    assert first["frames"] == ["ProfilerStep#2", "train.py(10): step", "nn.Module: Net"]
+    assert first["frames"] == ["ProfilerStep*", "train.py(10): step", "nn.Module: Net"]
     assert first["name"] == "nn.Module: Net" and "hidden_ns" in first
 
 
@@ -176,6 +183,40 @@ async def test_the_pane_opens_the_heaviest_path_and_enter_goes_to_it(trace):
         assert not app.query(TreePane)
         await pilot.press("T", "t")  # the stats pane takes its place
         assert not app.query(TreePane)
+
+
+def test_each_thread_is_a_root_where_the_tops_are_on_several(tmp_path):
+    """The autograd engine's thread runs the backward ops as tops of its own: each thread is a
+    node under the root, with its tops' count and total, and enter goes to its longest top."""
+    autograd = {"pid": 1, "tid": 2}
+    events = [
+        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {"name": "pt_autograd_0"}},
+        _x("ProfilerStep#1", 0, 900, "user_annotation"),
+        _x("ProfilerStep#2", 1000, 900, "user_annotation"),
+        {**_x("autograd::engine::evaluate_function: MmBackward0", 100, 300), **autograd},
+        {**_x("autograd::engine::evaluate_function: MmBackward0", 1100, 200), **autograd},
+        {**_x("autograd::engine::evaluate_function: AddBackward0", 1400, 50), **autograd},
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    tree = call_tree(trace, weight="cpu")
+    threads = tree.children(0)
+    labels = [tree.label(k) for k in threads]
+    assert len(labels) == 2 and "pt_autograd_0" in labels[1], labels
+    main, backward = threads
+    assert (tree.calls[main], tree.total[main], tree.self_[main]) == (2, 1800 * US, 0)
+    assert (tree.calls[backward], tree.total[backward]) == (3, 550 * US)
+    assert tree.total[0] == 2350 * US
+    kids = [tree.label(k) for k in tree.children(backward)]
+    assert kids == [
+        "autograd::engine::evaluate_function: MmBackward0",
+        "autograd::engine::evaluate_function: AddBackward0",
+    ]
+    assert trace.slices.dur[tree.longest[backward]] == 300 * US
+    # On one thread, no thread nodes.
+    one = call_tree(trace, Scope(0, 90 * US), weight="cpu")
+    assert [one.label(k) for k in one.children(0)] == ["ProfilerStep#1"]
 
 
 def test_an_empty_view_says_why(tmp_path):

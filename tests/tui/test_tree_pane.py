@@ -18,12 +18,12 @@ def test_the_icicle_gives_each_frame_its_share_of_the_width(trace):  # noqa: F81
     tree = call_tree(trace, weight="cpu")
     rows = icicle(tree, 0, 10, 180)
     assert [(s.x0, s.x1) for s in rows[0]] == [(0, 180)]  # the root: 1.8 ms
-    assert [(s.x0, s.x1, tree.label(s.node)) for s in rows[1]] == [
-        (0, 90, "ProfilerStep#1"),  # 900 us of 1.8 ms: half the width each
-        (90, 180, "ProfilerStep#2"),
+    assert [(s.x0, s.x1, tree.label(s.node)) for s in rows[1]] == [(0, 180, "ProfilerStep*")]
+    # Under the module: Linear's three calls (600 us) and relu's two (100 us), by weight.
+    assert [(s.x0, s.x1, tree.label(s.node)) for s in rows[4]] == [
+        (0, 60, "nn.Module: Linear"),
+        (60, 70, "aten::relu"),
     ]
-    linear = [s for s in rows[4] if tree.label(s.node) == "nn.Module: Linear"]
-    assert [(s.x1 - s.x0) for s in linear] == [20, 40]  # 200 us and two calls of 200 us
     assert icicle(tree, 0, 10, 0) == [] and len(icicle(tree, 0, 3, 180)) == 3
     assert short_name("nn.Module: Linear") == "Linear"
     assert short_name("train.py(10): step") == "step" and short_name("aten::mm") == "aten::mm"
@@ -60,22 +60,22 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         flame = pane.query_one(FlameView)
         assert app.focused is flame and flame.calls.weight == "cpu"
         assert "(all): 1.8 ms (100.0% of the view)" in str(pane.query_one("#tree-head").render())
-        await pilot.press("down")
-        assert flame.calls.label(flame.node) == "ProfilerStep#1"
+        await pilot.press("down", "down", "down", "down")
+        assert flame.calls.label(flame.node) == "nn.Module: Linear"
         await pilot.press("right")
-        assert flame.calls.label(flame.node) == "ProfilerStep#2"
-        await pilot.press("enter")  # zoomed in: the step is the root row, across the width
+        assert flame.calls.label(flame.node) == "aten::relu"
+        await pilot.press("enter")  # zoomed in: relu is the root row, across the width
         assert flame.roots[-1] == flame.node
         assert flame.layout_rows()[0][0].x1 == flame.size.width
         await pilot.press("backspace")
-        assert flame.roots == [0] and flame.calls.label(flame.node) == "ProfilerStep#2"
+        assert flame.roots == [0] and flame.calls.label(flame.node) == "aten::relu"
         await pilot.press("slash", *"linear", "enter")
-        assert flame.matches() == 2 and "2 frames hold “linear”" in str(
+        assert flame.matches() == 1 and "1 frame holds “linear”" in str(
             pane.query_one("#tree-head").render()
         )
         await pilot.press("escape")  # the highlight goes first, the pane stays
         assert flame.search == "" and app.query(TreePane)
-        await pilot.press("up")
+        await pilot.press("up", "up", "up", "up")  # relu, Net, step, ProfilerStep*, the root
         assert flame.node == 0
         await pilot.press("u", "u")  # the modules view, in the flame: its own root in the head
         await built(app, pilot)

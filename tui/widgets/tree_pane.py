@@ -17,7 +17,7 @@ from textual.widgets.tree import TreeNode
 from tui.model.analysis.call_tree import VIEWS, CallTree, tree_for
 from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tree_report import chain, chain_label, empty_reason
-from tui.model.text import printable
+from tui.model.text import counted, printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
@@ -245,7 +245,8 @@ class TreePane(Vertical):
             flame = self.query_one(FlameView)
             head.append(printable(flame.describe()))
             if flame.search:
-                head.append(f"   {flame.matches():,} frames hold “{printable(flame.search)}”")
+                held = f"{counted(flame.matches(), 'frame')} hold{'s' * (flame.matches() == 1)}"
+                head.append(f"   {held} “{printable(flame.search)}”")
             head.append("   (arrows move, enter zooms in, backspace out, / highlights, f tree)")
         else:
             head.append("x CPU/GPU  u view  v scope  f flame  space open/close  enter: longest")

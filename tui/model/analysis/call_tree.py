@@ -11,6 +11,11 @@ Self CUDA: kernel -> launch -> the op around the launch).
   above), so "which layer costs most GPU time" has one answer; by class, a class's instances
   (`Qwen2DecoderLayer_0` to `_23`) are one node: "which kind of layer".
 
+Every `ProfilerStep#N` of the scope is one node, `ProfilerStep*`, as in torch's table, so the
+heaviest path across steps shows (a scope of one step keeps its name). Where the tops are on more
+than one thread, each thread is a node under the root (the autograd engine's thread holds the
+backward ops, which would otherwise be tops of their own beside the steps).
+
 Where a slice's children overlap each other (a `ProfilerStep#N` that starts inside the Python
 frame of its `__enter__`), their time is counted in both and its self goes negative, exactly as
 torch's table has it.
@@ -25,7 +30,7 @@ import numpy as np
 
 from tui.model.arrays import I64
 
-from ..patterns import MODULE_INSTANCE, MODULE_PREFIX
+from ..patterns import MODULE_INSTANCE, MODULE_PREFIX, PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
 from .attribution import cuda_totals, op_tree
 from .scope import Scope
@@ -171,16 +176,38 @@ def _tree_depth(parent: I64, rows: I64) -> I64:
     return depth
 
 
-def _classes(names: list[str]) -> tuple[I64, list[str]]:
-    """Each name's id among the names with module instances merged by class
-    (`nn.Module: Linear_91` -> `nn.Module: Linear`), and those names."""
+def _labels(trace: Trace, rows: I64, by_class: bool) -> tuple[I64, list[str]]:
+    """Each name's id among the nodes' names, and those names: the steps of `rows` as one
+    `ProfilerStep*` where there are several, and with `by_class` module instances merged by
+    class (`nn.Module: Linear_91` -> `nn.Module: Linear`)."""
+    names = trace.names
+    steps = np.unique(
+        trace.slices.name[rows][trace.name_test(PROFILER_STEP.match)[trace.slices.name[rows]]]
+    )
+    merge = {int(n) for n in steps.tolist()} if len(steps) > 1 else set()
+    if not by_class and not merge:
+        return np.arange(len(names), dtype=np.int64), names
     merged: dict[str, int] = {}
     ids = []
-    for name in names:
-        if name.startswith(MODULE_PREFIX):
+    for i, name in enumerate(names):
+        if i in merge:
+            name = PROFILER_STEP_ROW
+        elif by_class and name.startswith(MODULE_PREFIX):
             name = MODULE_INSTANCE.sub("", name)
         ids.append(merged.setdefault(name, len(merged)))
     return np.asarray(ids, np.int64), list(merged)
+
+
+def _threads(trace: Trace, tops: I64) -> tuple[I64, list[str]]:
+    """Each top's thread, numbered from 1 in lane order, and the threads' names; none where
+    the tops are all on one thread."""
+    lanes = trace.lane_indices(tops)
+    found = np.unique(lanes)
+    if len(found) < 2:
+        return np.zeros(len(tops), np.int64), []
+    return np.searchsorted(found, lanes).astype(np.int64) + 1, [
+        trace.lanes[int(lane)].name for lane in found.tolist()
+    ]
 
 
 def _call_tree(
@@ -190,17 +217,16 @@ def _call_tree(
     rows, up = _rows(trace, scope, modules)
     total, own = _weights(trace, weight, rows, up)
     node = np.full(len(s), -1, np.int64)
-    if by_class:
-        name_id, labels = _classes(trace.names)
-    else:
-        name_id, labels = np.arange(len(trace.names), dtype=np.int64), trace.names
-    width = len(labels) + 1
-    parents: list[I64] = [np.asarray([-1])]
-    names: list[I64] = [np.asarray([-1])]
-    count = 1
-    # Level by level from the tops: a slice's node is (its parent's node, its name).
+    name_id, labels = _labels(trace, rows, by_class)
     level = rows[up[rows] < 0]
-    above = np.zeros(len(level), np.int64)  # the root
+    above, threads = _threads(trace, level)  # the root (0), or each top's thread's node
+    thread_names = len(labels) + np.arange(len(threads), dtype=np.int64)
+    labels = [*labels, *threads]
+    width = len(labels) + 1
+    parents: list[I64] = [np.asarray([-1]), np.zeros(len(threads), np.int64)]
+    names: list[I64] = [np.asarray([-1]), thread_names]
+    count = 1 + len(threads)
+    # Level by level from the tops: a slice's node is (its parent's node, its name).
     has_up = rows[up[rows] >= 0]
     marked = np.zeros(len(s), bool)
     while len(level):
@@ -216,12 +242,14 @@ def _call_tree(
         above = node[up[below]]
         level = below
     parent, name = np.concatenate(parents), np.concatenate(names)
-    return _sums(trace, rows, node, parent, name, total, own, weight, count, labels)
+    tops = rows[up[rows] < 0]
+    return _sums(trace, rows, tops, node, parent, name, total, own, weight, count, labels)
 
 
 def _sums(
     trace: Trace,
     rows: I64,
+    tops: I64,
     node: I64,
     parent: I64,
     name: I64,
@@ -236,11 +264,20 @@ def _sums(
     calls = np.bincount(at, minlength=count).astype(np.int64)
     totals = np.bincount(at, weights=total[rows], minlength=count).astype(np.int64)
     selfs = np.bincount(at, weights=own[rows], minlength=count).astype(np.int64)
-    tops = rows[parent[at] == 0]
     totals[0] = int(total[tops].sum())
+    # A thread's node (a node under the root that no slice has) holds its tops: their count,
+    # their total, no self time of its own, and the longest of them to jump to.
+    thread = parent[node[tops]]
+    on_thread = thread > 0
+    calls += np.bincount(thread[on_thread], minlength=count)
+    totals += np.bincount(
+        thread[on_thread], weights=total[tops[on_thread]], minlength=count
+    ).astype(np.int64)
     longest = np.full(count, -1, np.int64)
     order = rows[np.lexsort((s.dur[rows], at))]  # by node, then shortest first
     longest[node[order]] = order  # the last written, the longest, wins
+    order = tops[on_thread][np.argsort(s.dur[tops[on_thread]], kind="stable")]
+    longest[parent[node[order]]] = order
     return CallTree(parent, name, calls, totals, selfs, longest, labels, weight)
 
 
@@ -248,8 +285,9 @@ def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:
     s = trace.slices
     rows, up = _rows(trace, scope, False)
     _, own = _weights(trace, weight, rows, up)
+    name_id, labels = _labels(trace, rows, False)
     rows = rows[own[rows] != 0]
-    width = len(trace.names) + 1
+    width = len(labels) + 1
     parents: list[I64] = [np.asarray([-1])]
     names: list[I64] = [np.asarray([-1])]
     calls_of: list[I64] = [np.asarray([0])]
@@ -261,7 +299,7 @@ def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:
     above = np.zeros(len(rows), np.int64)
     weights = own[rows]
     while len(frame):
-        keys = above * width + s.name[frame]
+        keys = above * width + name_id[s.name[frame]]
         found, index = np.unique(keys, return_inverse=True)
         parents.append(found // width)
         names.append(found % width)
@@ -284,7 +322,7 @@ def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:
         total,
         total.copy(),  # a caller's share of the frame's self time: all of it is "self" here
         np.concatenate(longest_of),
-        trace.names,
+        labels,
         weight,
         inverted=True,
     )
