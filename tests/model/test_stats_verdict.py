@@ -210,15 +210,52 @@ def test_a_pipelined_step_is_measured_by_the_work_it_launched():
     assert summary.verdict.evidence.gpu_busy_ns == 180 * US
     one, two = summary.steps
     assert (one.dur_ns, one.verdict.evidence.launched_gpu_ns) == (100 * US, 90 * US)
-    # From its start to the end of its last work: step 1 [20, 200) waits 90 us for its kernel;
-    # step 2 [120, 280) finds the GPU busy with step 1's kernel, then with its own.
+    # Each over its own GPU span, counting its own work: step 1 [20, 200) waits 90 us for its
+    # kernel; step 2's span starts when step 1's kernel is done, [200, 280), all its own work.
     assert (one.verdict.evidence.wall_ns, one.verdict.evidence.gpu_busy_ns) == (180 * US, 90 * US)
-    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (160 * US, 160 * US)
+    assert two.verdict.window == (200 * US, 280 * US)
+    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (80 * US, 80 * US)
     assert two.verdict.label == "compute-bound"
+    assert (one.overlap_ns, two.overlap_ns) == (0, 0)  # the spans tile: no neighbour counted
     report = scope_report(trace)
     assert report.totals.self_cuda_ns == 180 * US  # K0 in the unlaunched row
     kernels = scope_report(trace, kernels=True)
     assert kernels.totals.gpu_ns == 180 * US
+
+
+def test_steps_whose_gpu_spans_overlap_count_only_their_own_work(tmp_path):
+    """Step 1 [0, 100) launches K1 on stream 7, [10, 150); step 2 [100, 200) launches K2 on
+    stream 8, [120, 180), while K1 still runs: their spans overlap by 30 us."""
+    from tests.tui.helpers import run
+
+    def x(name, cat, ts, dur, tid=1, pid=1, **args):
+        return {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts, "dur": dur,
+                "args": args}  # fmt: skip
+
+    events = [
+        x("ProfilerStep#1", "user_annotation", 0, 100),
+        x("cudaLaunchKernel", "cuda_runtime", 5, 2, correlation=1),
+        x("k1", "kernel", 10, 140, pid=0, tid=7, correlation=1),
+        x("ProfilerStep#2", "user_annotation", 100, 100),
+        x("cudaLaunchKernel", "cuda_runtime", 110, 2, correlation=2),
+        x("k2", "kernel", 120, 60, pid=0, tid=8, correlation=2),
+    ]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    one, two = summarize(load_trace(path)).steps
+    assert one.verdict.window == (0, 150 * US) and two.verdict.window == (120 * US, 200 * US)
+    assert (two.verdict.evidence.wall_ns, two.verdict.evidence.gpu_busy_ns) == (80 * US, 60 * US)
+    assert (one.overlap_ns, two.overlap_ns) == (30 * US, 0)
+    text = run("summary", str(path)).stdout
+    assert (
+        "GPU spans overlap: 1 step shares 30 us with the next step's (pipelined); each step's"
+        " GPU busy counts only the work it launched"
+    ) in text
+    doc = json.loads(run("summary", str(path), "--format", "json").stdout)
+    assert [(s["gpu_start_ns"], s["overlap_next_ns"]) for s in doc["steps"]] == [
+        (0, 30 * US),
+        (120 * US, 0),
+    ]
 
 
 def test_communication_bound_when_peers_keep_the_gpu_waiting():

@@ -16,7 +16,7 @@ from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import OpStat, op_rows
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
-from tui.model.present.report import summary_lines
+from tui.model.present.report import overlapping_steps, summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tables import scope_report, table_for
@@ -292,6 +292,9 @@ class StatsPane(Vertical):
                     for s in summary.steps
                 )
             )
+            shared = overlapping_steps(summary.steps)
+            if shared is not None:
+                lines.append(f"\n{shared}")
         self.query_one("#strip", Static).update(lines)
         table.show(report, keep_place)
         self._say_if_empty()

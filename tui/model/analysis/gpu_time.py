@@ -97,7 +97,18 @@ def gpu_time(trace: Trace, t0: int, t1: int) -> GpuTime:
     """The breakdown of the window [t0, t1): all GPU work in it, each piece clipped to it."""
     w = _by_start(trace)
     a, b = np.searchsorted(w.start, [t0 - w.longest, t1], side="left")
-    start, end, kind = w.start[a:b], w.end[a:b], w.kind[a:b]
+    return _breakdown(w.start[a:b], w.end[a:b], w.kind[a:b], t0, t1)
+
+
+def gpu_time_of(trace: Trace, pieces: I64, t0: int, t1: int) -> GpuTime:
+    """The breakdown of [t0, t1) counting only `pieces` of GPU work (indices into
+    attribute(trace).work), each clipped to it: a step's own work, say."""
+    s = trace.slices
+    work = attribute(trace).work[pieces]
+    return _breakdown(s.start[work], s.end[work], work_class(trace)[pieces], t0, t1)
+
+
+def _breakdown(start: I64, end: I64, kind: npt.NDArray[np.int8], t0: int, t1: int) -> GpuTime:
     start = np.clip(start, t0, t1)
     end = np.clip(end, t0, t1)
 

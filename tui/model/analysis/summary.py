@@ -3,7 +3,8 @@ synchronisation, memory, and every step's verdict."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -31,6 +32,9 @@ class StepRow:
     start_ns: int
     dur_ns: int
     verdict: Verdict
+    # How long its GPU span (verdict.window) shares with the next step's: pipelined steps'
+    # spans overlap, and each step's busy time counts only its own work there.
+    overlap_ns: int = 0
 
     @property
     def end_ns(self) -> int:
@@ -83,12 +87,15 @@ class GraphLine:
 
 def step_rows(trace: Trace) -> list[StepRow]:
     """Every step with its verdict (computed once per trace: the pane asks at each scope)."""
-    return trace.derive(
-        "step_rows",
-        lambda: [
-            StepRow(name, a, b - a, judge_step(trace, a, b)) for name, a, b in step_windows(trace)
-        ],
-    )
+    return trace.derive("step_rows", lambda: _step_rows(trace))
+
+
+def _step_rows(trace: Trace) -> list[StepRow]:
+    rows = [StepRow(name, a, b - a, judge_step(trace, a, b)) for name, a, b in step_windows(trace)]
+    for i, (row, after) in enumerate(itertools.pairwise(rows)):
+        (a0, a1), (b0, b1) = row.verdict.window, after.verdict.window
+        rows[i] = replace(row, overlap_ns=max(0, min(a1, b1) - max(a0, b0)))
+    return rows
 
 
 def summarize(

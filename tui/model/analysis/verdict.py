@@ -34,7 +34,7 @@ from ..patterns import DATALOADER_NAME, PROFILER_STEP
 from ..timescale import format_duration
 from ..trace import Trace
 from .attribution import attribute, op_tree
-from .gpu_time import GpuTime, gpu_time
+from .gpu_time import GpuTime, gpu_time, gpu_time_of
 from .syncs import sync_rows
 
 BUSY_LOW = 0.30
@@ -98,6 +98,10 @@ class _WorkIndex:
     short_before: np.ndarray
     calls_before: np.ndarray
     work_end: np.ndarray  # per launched piece of work, by launch start: when it ended
+    piece: np.ndarray  # per launched piece of work, by launch start: its attribute().work index
+    reach_before: np.ndarray  # the latest end of the pieces launched before each (0 first)
+    unlaunched_start: np.ndarray  # GPU work whose launch is not in the trace, by start
+    unlaunched: np.ndarray  # their attribute().work indices
 
     def idle(self, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
         """The stretches of [t0, t1) where no GPU work runs (sorted, disjoint)."""
@@ -136,6 +140,12 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
     launch, work = att.launch[launched], att.work[launched]
     order = np.lexsort((launch, s.start[launch]))
     launch, work = launch[order], work[order]
+    piece = np.flatnonzero(launched)[order]
+    orphans = np.flatnonzero(~launched)
+    orphans = orphans[np.argsort(s.start[att.work[orphans]], kind="stable")]
+    ends = s.end[work]
+    reach = np.maximum.accumulate(ends) if len(ends) else ends
+    reach_before = np.concatenate(([np.iinfo(np.int64).min], reach)).astype(np.int64)
     first_of_call = (
         np.concatenate(([True], launch[1:] != launch[:-1])) if len(launch) else (np.zeros(0, bool))
     )
@@ -158,26 +168,40 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         prefix(bought < s.dur[launch]),
         prefix(first_of_call),
         s.end[work],
+        piece,
+        reach_before,
+        s.start[att.work[orphans]],
+        orphans,
     )
     return index
 
 
 def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
-    """The verdict of a step whose CPU ran in [t0, t1), by the GPU work it launched there.
+    """The verdict of a step whose CPU ran in [t0, t1), by the GPU work it launched there (and
+    work with no launch in the trace that started there).
 
-    A pipelined step's kernels run on into the next step's CPU span (or after the last one):
-    they are still this step's: its window runs from its start to the end of its CPU span or of
-    its last GPU work, whichever is later. Busy is all GPU work in that window (the work of the
-    step before may fill its start); the launch numbers are those of its own CPU span. With
-    `names`, the evidence names what covers its idle time (one step's summary asks).
+    A pipelined step's kernels run on into the next step's CPU span, behind the work of the
+    step before: its busy time counts only its own work, over its own GPU span. That span runs
+    from its CPU start, or from when the GPU finished the work launched before it if that is
+    later (but no later than its own first piece), to the end of its CPU span or of its last
+    piece, whichever is later: a stall before its first kernel (data loading) is its idle time,
+    the neighbours' work is not its busy time. The launch numbers are those of its CPU span.
+    With `names`, the evidence names what covers its idle time (one step's summary asks).
     """
     index = _work_index(trace)
     launched = index.launched(t0, t1)
     a, b = np.searchsorted(index.launch_start, [t0, t1], side="left")
-    ends = index.work_end[a:b]
-    end = max(t1, int(ends.max())) if len(ends) else t1
-    time = gpu_time(trace, t0, end)
-    return _verdict(trace, t0, end, launched, time, index.idle(t0, end), names)
+    c, d = np.searchsorted(index.unlaunched_start, [t0, t1], side="left")
+    own = np.concatenate((index.piece[a:b], index.unlaunched[c:d])).astype(np.int64)
+    s, work = trace.slices, attribute(trace).work[own]
+    start, end = t0, t1
+    if len(work):
+        start = max(t0, min(int(s.start[work].min()), int(index.reach_before[a])))
+        end = max(t1, int(s.end[work].max()))
+    order = np.argsort(s.start[work], kind="stable")
+    busy = _merge(s.start[work][order], s.end[work][order])
+    time = gpu_time_of(trace, own, start, end)
+    return _verdict(trace, start, end, launched, time, _complement(*busy, start, end), names)
 
 
 def judge(trace: Trace, t0: int, t1: int) -> Verdict:

@@ -38,7 +38,7 @@ from dataclasses import asdict
 from typing import Any
 
 from ..analysis.compiled import Compiled
-from ..analysis.summary import Summary
+from ..analysis.summary import StepRow, Summary
 from ..text import counted, printable
 from ..timescale import format_bytes, format_duration
 from .render import lines
@@ -267,6 +267,9 @@ def as_text(
     if summary.steps:
         out.append("")
         out += lines(STEPS.view(summary.steps).grid(), markdown)
+        shared = overlapping_steps(summary.steps)
+        if shared is not None:
+            out.append(shared)
     out.append("")
     if not report.rows:  # as the pane says it
         what = "GPU work" if report.table.name == "kernels" else "ops"
@@ -274,3 +277,16 @@ def as_text(
         return "\n".join(out) + "\n"
     out += lines(report.view(top).grid(), markdown)
     return "\n".join(out) + "\n"
+
+
+def overlapping_steps(steps: list[StepRow]) -> str | None:
+    """What the strip says when steps' GPU spans overlap (None: they do not)."""
+    shared = [row for row in steps if row.overlap_ns]
+    if not shared:
+        return None
+    total = format_duration(sum(row.overlap_ns for row in shared))
+    return (
+        f"GPU spans overlap: {counted(len(shared), 'step')} share{'s' * (len(shared) == 1)}"
+        f" {total} with the next step's "
+        "(pipelined); each step's GPU busy counts only the work it launched"
+    )

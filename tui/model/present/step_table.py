@@ -1,5 +1,6 @@
 """The per-step strip: each ProfilerStep's CPU time, the GPU work it launched, how busy the GPU
-was over its span, and its verdict."""
+was with that work over its own GPU span (JSON: where the span starts, how long it shares with
+the next step's), and its verdict."""
 
 from __future__ import annotations
 
@@ -38,6 +39,22 @@ STEPS: Table[StepRow] = Table(
             lambda s, _: f"{s.verdict.evidence.gpu_busy:.1%}",
             "gpu_busy_fraction",
             json_value=lambda s: round(s.verdict.evidence.gpu_busy, 6),
+        ),
+        Column(
+            "gpu_start",
+            "GPU start",
+            lambda s: s.verdict.window[0],
+            lambda s, _: "",
+            "gpu_start_ns",
+            needs="json",
+        ),
+        Column(
+            "overlap",
+            "Overlap",
+            lambda s: s.overlap_ns,
+            lambda s, _: "",
+            "overlap_next_ns",
+            needs="json",
         ),
         Column(
             "exposed_comm",
