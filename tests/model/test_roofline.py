@@ -425,6 +425,9 @@ def test_the_mfu_weighs_each_op_by_the_peak_of_the_precision_it_ran_in(tmp_path)
     at_peak_ns = flops / 19.5e3 + flops / 156e3  # TFLOP/s = 1e3 FLOPs per ns
     window = r.utilisation("all", 0, trace.span_ns)
     assert window.mfu == pytest.approx(at_peak_ns / trace.span_ns)
+    gpu_span = trace.span_ns - 60_000  # no steps: the summary's MFU is over the GPU's span
+    window = r.utilisation("all", 60_000, trace.span_ns, (0, trace.span_ns))
+    assert window.mfu == pytest.approx(at_peak_ns / gpu_span)
     assert r.peak_classes() in ("fp32+tf32", "tf32+fp32")
     out = subprocess.run(
         [sys.executable, "-m", "tui", "summary", "--roofline", trace.path],

@@ -104,7 +104,9 @@ def test_kernel_table(att):
 def test_summary_busy_is_the_union_of_gpu_work(att):
     summary = summarize(att)
     e = summary.verdict.evidence
-    assert summary.window == (0, 100 * US)
+    # No steps: judged over the GPU's span, from its first work to the end of its last; the
+    # CPU-only time around it is reported apart.
+    assert summary.window == (20 * US, 98 * US) and summary.cpu_only_ns == (20 * US, 2 * US)
     assert e.gpu_busy_ns == 41 * US  # K3 overlaps K2 on another stream
     assert scope_report(att).totals.self_cuda_ns == 51 * US
     assert e.launches == 4

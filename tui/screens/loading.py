@@ -19,7 +19,7 @@ from textual.widgets import Footer
 from tui.model.analysis.diff import TraceDiff, diff
 from tui.model.analysis.rank_compare import RankReport, compare
 from tui.model.analysis.rank_stats import RankFailed, RankStats
-from tui.model.analysis.steps import profiled_window
+from tui.model.analysis.steps import launch_window, profiled_window
 from tui.model.analysis.verdict import Verdict, judge
 from tui.model.errors import TraceError
 from tui.model.ingest.cache import ModelCache
@@ -180,4 +180,4 @@ def _verdict(trace: Trace) -> Verdict | None:
     trace has nothing to judge it on)."""
     if not len(trace.slices):
         return None
-    return judge(trace, *profiled_window(trace))
+    return judge(trace, *profiled_window(trace), launch_window(trace))

@@ -51,8 +51,8 @@ class SummaryCommand:
     name = "summary"
     help = "the verdict and the op table, or one of its views, as text, Markdown or JSON"
     description = (
-        "The verdict (communication-, compute-, data-loading-, sync- or overhead-bound, mixed, "
-        "no GPU activity) with its evidence, and the top rows of the op table (like "
+        "The verdict (communication-, compute-, data-loading-, sync-, copy- or overhead-bound, "
+        "mixed, no GPU activity) with its evidence, and the top rows of the op table (like "
         "key_averages) or the kernel table."
     )
 

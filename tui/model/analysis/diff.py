@@ -130,6 +130,11 @@ def diff(base: Trace, new: Trace) -> TraceDiff:
             f"BASE has {sides[0].steps} steps and NEW {sides[1].steps}: op and kernel totals "
             "are over all of them; step time is the median step"
         )
+    for side, trace in zip(("BASE", "NEW"), (base, new), strict=True):
+        if trace.format.truncated:
+            notes.append(
+                f"{side}'s trace is truncated: its numbers and verdict cover what was read"
+            )
     return TraceDiff(sides[0], sides[1], ops, kernels, regions, share, notes)
 
 

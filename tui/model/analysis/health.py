@@ -4,6 +4,8 @@ loaded model, and what loading had to repair.
 Checks, as torch words them:
 - a kernel starts before its launch (torch pairs them by `External id`; here by the launch links,
   flows or `correlation`, which is what every number here is built on);
+- ours: GPU work starts far after its launch even on an idle GPU, so the clocks disagree
+  (clock.py);
 - a `Stream Wait Event` / `Event Sync` (`cuda_sync`) names no event record
   (`wait_on_cuda_event_record_corr_id` missing or negative);
 - a `Stream Sync` starts while a kernel of its stream still runs;
@@ -27,7 +29,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..timescale import format_duration
 from ..trace import Trace
+from .clock import clock_offset
 
 EXAMPLES = 20  # slices kept per finding, to jump to
 ARGS_CHECKED = 200_000  # events whose args a check reads, at most
@@ -83,6 +87,7 @@ def _health(trace: Trace) -> Health:
         f
         for f in (
             _kernel_before_launch(trace),
+            _clock_offset(trace),
             *_stream_waits(trace),
             _sync_overlap(trace),
             _nccl_metadata(trace),
@@ -108,6 +113,20 @@ def _kernel_before_launch(trace: Trace) -> Finding:
         "GPU work that starts before its launch call (clock skew between CPU and GPU)",
         len(early),
         _examples(trace, early),
+    )
+
+
+def _clock_offset(trace: Trace) -> Finding:
+    found = clock_offset(trace)
+    if found is None:
+        return Finding("clock_offset", "", 0)
+    return Finding(
+        "clock_offset",
+        f"GPU work starts at least {format_duration(found.lag_ns)} after its launch even on an "
+        "idle GPU: the CPU and GPU clocks disagree (the verdict judges the GPU over its own "
+        "span)",
+        found.launches,
+        found.examples,
     )
 
 

@@ -168,14 +168,18 @@ class Roofline:
                 flops[key] = flops.get(key, 0) + row.flops
         return flops
 
-    def utilisation(self, name: str, t0: int, t1: int) -> Utilisation:
-        """Model FLOPs of the calls that began in [t0, t1) and ran kernels, their rate over
-        the window, and the MFU: the time the device would need for those FLOPs at the peak of
-        the precision each op ran in (TF32 for fp32 GEMMs on tensor cores), over the window;
-        None where no peak is known. With one precision it is the rate over that peak."""
+    def utilisation(
+        self, name: str, t0: int, t1: int, began_in: tuple[int, int] | None = None
+    ) -> Utilisation:
+        """Model FLOPs of the calls that began in `began_in` (default [t0, t1)) and ran
+        kernels, their rate over the window [t0, t1), and the MFU: the time the device would
+        need for those FLOPs at the peak of the precision each op ran in (TF32 for fp32 GEMMs
+        on tensor cores), over the window; None where no peak is known. With one precision it
+        is the rate over that peak."""
         flops, at_peak_ns, known = 0, 0.0, False
+        c0, c1 = began_in or (t0, t1)
         for row in self.ran:
-            n = row.work.flops * sum(1 for t in row.starts if t0 <= t < t1)
+            n = row.work.flops * sum(1 for t in row.starts if c0 <= t < c1)
             flops += n
             key = _peak_class(row.work)
             peak = self.peaks.tflops(key) if self.peaks is not None and key else None

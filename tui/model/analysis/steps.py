@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..patterns import PROFILER_STEP
 from ..trace import Trace
 from .attribution import gpu_work_rows
+from .clock import clock_offset
 
 
 def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
@@ -22,16 +23,30 @@ def step_windows(trace: Trace) -> list[tuple[str, int, int]]:
 
 def profiled_window(trace: Trace) -> tuple[int, int]:
     """The profiler steps' span, widened to hold all GPU work of the trace (work launched by the
-    last step runs on after it); the whole trace when it has no steps."""
+    last step runs on after it). Without steps, or when the CPU and GPU clocks disagree
+    (clock.py), the GPU's span, from its first work to the end
+    of its last (TraceLens's window: the CPU-only lead-in is reported apart), or the whole trace
+    when it has no GPU work."""
     steps = step_windows(trace)
-    if not steps:
-        return 0, max(trace.span_ns, 1)
-    t0, t1 = min(w[1] for w in steps), max(w[2] for w in steps)
     work = gpu_work_rows(trace)
+    if not steps or clock_offset(trace) is not None:  # off the CPU's clock, the GPU's own span
+        if not len(work):
+            return 0, max(trace.span_ns, 1)
+        s = trace.slices
+        return int(s.start[work].min()), max(int(s.end[work].max()), int(s.start[work].min()) + 1)
+    t0, t1 = min(w[1] for w in steps), max(w[2] for w in steps)
     if len(work):
         t0 = min(t0, int(trace.slices.start[work].min()))
         t1 = max(t1, int(trace.slices.end[work].max()))
     return t0, t1
+
+
+def launch_window(trace: Trace) -> tuple[int, int]:
+    """Where the launches of the profiled window's work are: the window itself, or for a trace
+    without steps (judged over the GPU's span) the whole trace."""
+    if step_windows(trace) and clock_offset(trace) is None:
+        return profiled_window(trace)
+    return 0, max(trace.span_ns, 1)
 
 
 def step_at(trace: Trace, t: int) -> tuple[str, int, int] | None:

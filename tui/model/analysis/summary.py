@@ -10,6 +10,7 @@ import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
+from .clock import clock_offset
 from .compiled import Compiled, compiled
 from .gaps import idle_gaps
 from .gpu_time import GpuTime
@@ -17,7 +18,7 @@ from .graphs import graphs
 from .memory import OUTSIDE_OPS, peaks
 from .ops import op_stats
 from .scope import Scope
-from .steps import profiled_window, step_windows
+from .steps import launch_window, profiled_window, step_windows
 from .syncs import syncs_in
 from .verdict import Verdict, judge, judge_step
 
@@ -72,6 +73,13 @@ class Summary:
     top_memory_ops: list[tuple[str, int, int]] = field(default_factory=list)
     graphs: list[GraphLine] = field(default_factory=list)  # CUDA graph replays, most time first
     compiled: Compiled | None = None  # torch.compile's regions (None: the trace has none)
+    truncated: bool = False  # the file ended early: the numbers and verdict cover what was read
+    # A trace without steps is judged over the GPU's span: the CPU-only time before its first
+    # GPU work and after its last (ns), reported apart.
+    cpu_only_ns: tuple[int, int] = (0, 0)
+    # The CPU and GPU clocks disagree (clock.py): GPU work starts at least this long after its
+    # launch even on an idle GPU, and the window is the GPU's own span. None: they agree.
+    clock_offset_ns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,11 +126,14 @@ def summarize(
     s = trace.slices
     launched = att.launch >= 0
     launch_start = s.start[np.maximum(att.launch, 0)]
-    mine = launched & (launch_start >= t0) & (launch_start < t1)
+    l0, l1 = launch_window(trace) if window is None else (t0, t1)
+    mine = launched & (launch_start >= l0) & (launch_start < l1)
     delays = s.start[att.work[mine]] - launch_start[mine]
     graph_lines = _graph_lines(trace, mine, t0, t1)
     regions = compiled(trace, mine)
     all_steps = step_windows(trace)
+    offset = clock_offset(trace)
+    gpu_span = not all_steps or offset is not None  # the default window is the GPU's span
     steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
     sync_calls, sync_ns = syncs_in(trace, t0, t1)
     memory_peaks = [
@@ -146,7 +157,7 @@ def summarize(
     )
     # One step's summary is that step's verdict, over its own GPU span, as in its strip row.
     is_step = subtree or any((a, b) == (t0, t1) for _, a, b in all_steps)
-    verdict = judge_step(trace, t0, t1, names=True) if is_step else judge(trace, t0, t1)
+    verdict = judge_step(trace, t0, t1, names=True) if is_step else judge(trace, t0, t1, (l0, l1))
     g0, g1 = verdict.window
     idle = gaps.idle_ns(g0, g1, whole_device=True)
     idle[OUTSIDE_GAPS] = verdict.evidence.idle_ns - sum(idle.values())
@@ -164,6 +175,9 @@ def summarize(
         [(name, size, calls) for size, name, calls in by_self[:5]],
         graph_lines,
         regions if regions.regions else None,
+        trace.format.truncated,
+        (t0, max(trace.span_ns - t1, 0)) if window is None and gpu_span else (0, 0),
+        offset.lag_ns if offset is not None else None,
     )
 
 

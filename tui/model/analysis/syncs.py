@@ -8,6 +8,7 @@ from tui.model.arrays import I64
 
 from ..patterns import SYNC_NAME, is_runtime_category
 from ..trace import Trace
+from .gpu_time import gpu_time
 
 
 def sync_rows(trace: Trace) -> I64:
@@ -21,6 +22,36 @@ def _sync_rows(trace: Trace) -> I64:
     runtime = trace.category_test(is_runtime_category)
     rows = np.flatnonzero(trace.kind_mask("cpu") & sync_name[s.name] & runtime[s.cat])
     return rows[np.argsort(s.start[rows], kind="stable")].astype(np.int64)
+
+
+def waiting_syncs(trace: Trace) -> I64:
+    """The sync calls that waited for GPU work: all but the blocking copies during which the
+    GPU ran (almost) nothing (the call is the copy, and what it waits for is the host, the link
+    or a queue stalled outside the trace, not GPU work). By start (computed once)."""
+    return trace.derive("waiting_syncs", lambda: _waiting(trace))
+
+
+def blocking_copies(trace: Trace) -> I64:
+    """The sync calls that are blocking copies with nothing running on the GPU meanwhile."""
+    rows = sync_rows(trace)
+    return rows[~np.isin(rows, waiting_syncs(trace))]
+
+
+# A blocking copy during which the GPU was busy less than this share of the time waited for no
+# GPU work (its own copy and a few queued kernels run at its very end).
+COPY_BUSY = 0.1
+
+
+def _waiting(trace: Trace) -> I64:
+    s = trace.slices
+    rows = sync_rows(trace)
+    copies = rows[trace.name_test(lambda n: "Memcpy" in n)[s.name[rows]]]
+    idle = [
+        int(r)
+        for r in copies.tolist()
+        if gpu_time(trace, int(s.start[r]), int(s.end[r])).busy_ns < COPY_BUSY * int(s.dur[r])
+    ]
+    return rows[~np.isin(rows, idle)]
 
 
 def syncs_in(trace: Trace, t0: int, t1: int) -> tuple[int, int]:

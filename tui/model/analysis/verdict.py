@@ -18,6 +18,9 @@ Rules, in this order (thresholds also in the README):
 - `compute-bound`: GPU busy >= BUSY_HIGH;
 - `data-loading-bound`: DataLoader calls cover at least CAUSE_SHARE of the idle time;
 - `sync-bound`: CPU calls waiting for the GPU cover at least CAUSE_SHARE of the idle time;
+- `copy-bound`: blocking copies during which the GPU ran (almost) nothing cover at least
+  CAUSE_SHARE of the idle time (the CPU waits for the copy, the host or the link, not for GPU
+  work: syncs.waiting_syncs);
 - `overhead-bound`: GPU busy < BUSY_LOW, and launches cost at least the GPU time they started or
   at least SHORT_KERNELS of the pieces of work are shorter than their launch;
 - `mixed`: anything else (including a mostly idle GPU whose launches are cheap: the CPU is busy
@@ -34,8 +37,9 @@ from ..patterns import DATALOADER_NAME, PROFILER_STEP
 from ..timescale import format_duration
 from ..trace import Trace
 from .attribution import attribute, op_tree
+from .clock import clock_offset
 from .gpu_time import GpuTime, gpu_time, gpu_time_of
-from .syncs import sync_rows
+from .syncs import blocking_copies, waiting_syncs
 
 BUSY_LOW = 0.30
 BUSY_HIGH = 0.70
@@ -63,6 +67,7 @@ class Evidence:
     idle_ns: int = 0
     dataloader_idle_ns: int = 0  # idle time that DataLoader calls cover
     sync_idle_ns: int = 0  # idle time that CPU calls waiting for the GPU cover
+    copy_idle_ns: int = 0  # idle time that blocking copies with nothing in flight cover
     covers: tuple[tuple[str, int], ...] = ()  # names covering most idle time, with how much
 
     @property
@@ -195,7 +200,9 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     own = np.concatenate((index.piece[a:b], index.unlaunched[c:d])).astype(np.int64)
     s, work = trace.slices, attribute(trace).work[own]
     start, end = t0, t1
-    if len(work):
+    if len(work) and clock_offset(trace) is not None:  # the CPU span is on another clock
+        start, end = int(s.start[work].min()), int(s.end[work].max())
+    elif len(work):
         start = max(t0, min(int(s.start[work].min()), int(index.reach_before[a])))
         end = max(t1, int(s.end[work].max()))
     order = np.argsort(s.start[work], kind="stable")
@@ -204,12 +211,15 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     return _verdict(trace, start, end, launched, time, _complement(*busy, start, end), names)
 
 
-def judge(trace: Trace, t0: int, t1: int) -> Verdict:
+def judge(trace: Trace, t0: int, t1: int, launched_in: tuple[int, int] | None = None) -> Verdict:
     """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it,
-    with the names covering most of its idle time."""
+    with the names covering most of its idle time; the launch numbers are those of the calls
+    in `launched_in` (default the window: a trace without steps is judged over the GPU's span,
+    and its launches come before that span starts)."""
     index = _work_index(trace)
     time = gpu_time(trace, t0, t1)
-    return _verdict(trace, t0, t1, index.launched(t0, t1), time, index.idle(t0, t1), names=True)
+    launched = index.launched(*(launched_in or (t0, t1)))
+    return _verdict(trace, t0, t1, launched, time, index.idle(t0, t1), names=True)
 
 
 def _verdict(
@@ -235,7 +245,8 @@ def _verdict(
         time.exposed_comm_ns,
         int((idle_end - idle_start).sum()),
         _covered(trace, _dataloader_rows(trace), idle_start, idle_end),
-        _covered(trace, sync_rows(trace), idle_start, idle_end),
+        _covered(trace, waiting_syncs(trace), idle_start, idle_end),
+        _covered(trace, blocking_copies(trace), idle_start, idle_end),
         _covering_names(trace, idle_start, idle_end, t1 - t0) if names else (),
     )
     label = _label(evidence, has_work=bool(time.busy_ns or pieces))
@@ -355,6 +366,8 @@ def _label(e: Evidence, has_work: bool) -> str:
         return "data-loading-bound"
     if e.idle_share(e.sync_idle_ns) >= CAUSE_SHARE:
         return "sync-bound"
+    if e.idle_share(e.copy_idle_ns) >= CAUSE_SHARE:
+        return "copy-bound"
     if e.gpu_busy < BUSY_LOW and (
         e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS
     ):
@@ -380,6 +393,7 @@ def _reason(label: str, e: Evidence) -> str:
     idle = ""
     if e.idle_ns:
         named = [("DataLoader", e.dataloader_idle_ns), ("syncs", e.sync_idle_ns), *e.covers]
+        named.append(("blocking copies, GPU idle", e.copy_idle_ns))
         named.sort(key=lambda pair: -pair[1])  # the largest share first
         parts = [f"{n} {e.idle_share(ns):.0%}" for n, ns in named if e.idle_share(ns) >= 0.01]
         if parts:
@@ -392,6 +406,9 @@ def _reason(label: str, e: Evidence) -> str:
         "data-loading-bound": f"{busy}: the GPU waits for the DataLoader",
         "sync-bound": f"{busy}: the CPU waits for the GPU, and the GPU then waits for the CPU",
         "overhead-bound": f"{busy}: the CPU cannot launch fast enough",
+        "copy-bound": f"{busy}: the CPU is held in blocking copies while the GPU runs nothing"
+        " (a copy, not a wait for GPU work: pageable host memory, the link, or a queue waiting"
+        " on an event from outside the trace)",
     }.get(label)
     if head is None:
         head = (

@@ -1,7 +1,10 @@
 """`trace-tui summary`: the summary, the verdict and the top table rows as text, Markdown or JSON.
 
 JSON schema (times are integer nanoseconds, shares are fractions 0..1):
-  path, window_ns [t0, t1] (from the trace start; the summary's window),
+  path, window_ns [t0, t1] (from the trace start; the summary's window: without steps the GPU's
+  first to last work), cpu_only_ns {before, after} (a trace without steps: the time outside it),
+  clock_offset_ns (GPU work starts at least this long after its launch even on an idle GPU: the
+  clocks disagree, and the window is the GPU's span; null when they agree),
   summary: self_cpu_total_ns, self_cuda_total_ns (the table's totals, as key_averages() prints),
            gpu_busy_fraction, gpu_busy_ns, wall_ns, computation_ns, communication_ns,
            exposed_comm_ns, comm_overlap_ns, memcpy_ns, exposed_memcpy_ns (TraceLens's
@@ -12,7 +15,7 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
            median_launch_delay_ns (null without launches), sync_calls, sync_ns,
   memory: peaks [{device, allocated_bytes, reserved_bytes, ts_ns, step, op}],
           top_self_allocations [{name, bytes (summed over its calls), calls}],
-  verdict: {label, reason},
+  verdict: {label, reason, truncated (the file ended early: it judges what was read)},
   graphs: [{label, replays, kernels (per replay), gpu_ns, share (of all GPU work that ran in
           the window)}]: CUDA/HIP graph replays (analysis/graphs.py), most GPU time first,
   compiled: null | {kernels, gpu_ns, share (of the GPU work launched in the window), regions:
@@ -58,6 +61,8 @@ def as_json(
     doc: dict[str, Any] = {
         "path": path,
         "window_ns": list(summary.window),
+        "cpu_only_ns": {"before": summary.cpu_only_ns[0], "after": summary.cpu_only_ns[1]},
+        "clock_offset_ns": summary.clock_offset_ns,
         "summary": {
             "self_cpu_total_ns": totals.self_cpu_ns,
             "self_cuda_total_ns": totals.self_cuda_ns,
@@ -115,7 +120,11 @@ def as_json(
                 {"name": n, "bytes": b, "calls": c} for n, b, c in summary.top_memory_ops
             ],
         },
-        "verdict": {"label": summary.verdict.label, "reason": summary.verdict.reason},
+        "verdict": {
+            "label": summary.verdict.label,
+            "reason": summary.verdict.reason,
+            "truncated": summary.truncated,
+        },
         "steps": STEPS.view(summary.steps).records(),
         "table": report.table.name,
         "sort": report.sort,
@@ -135,7 +144,23 @@ def _window(summary: Summary) -> str:
     text = f"+{format_duration(t0)} to +{format_duration(t1)}"
     if (g0, g1) != (t0, t1):  # one step: its GPU numbers are over its own work's span
         text += f"; the step's GPU work: +{format_duration(g0)} to +{format_duration(g1)}"
+    before, after = summary.cpu_only_ns
+    why = "no steps"
+    if summary.clock_offset_ns is not None:
+        why = (
+            f"the CPU and GPU clocks disagree, GPU work starting at least "
+            f"{format_duration(summary.clock_offset_ns)} after its launch even on an idle GPU"
+        )
+    if before or after or summary.clock_offset_ns is not None:
+        text += (
+            f" ({why}: the GPU's first to last work; CPU only {format_duration(before)} "
+            f"before it, {format_duration(after)} after)"
+        )
     return text
+
+
+# After the verdict of a file that ended early (a profiler killed mid-write).
+TRUNCATED = " (the trace is truncated: this judges what was read)"
 
 
 def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
@@ -148,7 +173,7 @@ def summary_lines(summary: Summary, totals: Totals) -> list[tuple[str, str]]:
 
     delay = summary.median_launch_delay_ns
     lines = [
-        ("Verdict", summary.verdict.label),
+        ("Verdict", summary.verdict.label + (TRUNCATED if summary.truncated else "")),
         ("Why", summary.verdict.reason),
         # The table (and its totals) covers the scope; the GPU numbers below cover this window.
         ("Window", _window(summary)),

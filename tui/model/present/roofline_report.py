@@ -32,7 +32,7 @@ from ..analysis.roofline import (
     modelled_calls,
     roofline,
 )
-from ..analysis.steps import profiled_window, step_windows
+from ..analysis.steps import launch_window, profiled_window, step_windows
 from ..text import counted, printable
 from ..timescale import format_duration
 from ..trace import Trace
@@ -133,7 +133,7 @@ def utilisation(trace: Trace, r: Roofline) -> tuple[Utilisation, list[Utilisatio
     """The profiled window's and each step's model FLOPs and MFU."""
     t0, t1 = profiled_window(trace)
     steps = [r.utilisation(name, a, b) for name, a, b in step_windows(trace)]
-    return r.utilisation("profiled window", t0, t1), steps
+    return r.utilisation("profiled window", t0, t1, launch_window(trace)), steps
 
 
 def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
