@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from tui.commands.command import CommandError, add_format, warn
 from tui.commands.loading import add_load_flags, load, rank_set
 from tui.commands.summary import graphs, ranks, roofline, table, tree
+from tui.commands.summary.capture import capture_trace
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
@@ -120,6 +121,12 @@ class SummaryCommand:
             help="the device's dense peaks, e.g. bf16=989,fp32=67,hbm=3.35 (TFLOP/s, TB/s); "
             "default: the table's for the trace's device, or TRACE_TUI_PEAKS",
         )
+        parser.add_argument(
+            "--capture",
+            metavar="PATH",
+            help="the trace of the graph-capture phase (or TraceLens's execution_details.json "
+            "naming it): graph replays take the FLOPs and bytes of the ops it captured",
+        )
         add_load_flags(parser)
 
     def run(self, args: argparse.Namespace) -> int:
@@ -131,6 +138,7 @@ class SummaryCommand:
             ranks.show(found, args)
             return 0
         trace = load(args, args.path)
+        args.capture_trace = capture_trace(args)
         scope = Scope() if args.step is None else _step_scope(trace, args.step)
         (table.show if view is None else view.show)(trace, args, scope)
         return 0

@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from tui.commands.command import CommandError
+from tui.model.analysis.replay_work import with_replays
 from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.render.csv import as_csv
@@ -18,7 +19,7 @@ from tui.model.trace import Trace
 def show(trace: Trace, args: argparse.Namespace, scope: Scope) -> None:
     """The whole trace's (the view refuses --step, so `scope` is all of it)."""
     try:
-        result = roofline(trace, args.peaks)
+        result = with_replays(roofline(trace, args.peaks), trace, args.capture_trace)
     except ValueError as e:
         raise CommandError(f"--peaks: {e}", 2) from e
     if args.format == "csv":

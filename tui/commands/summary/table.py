@@ -34,7 +34,7 @@ def sort_key(args: argparse.Namespace) -> str:
 def show(trace: Trace, args: argparse.Namespace, scope: Scope) -> None:
     sort = sort_key(args)
     try:
-        line, roof = summary_roofline(trace, args.peaks)
+        line, roof = summary_roofline(trace, args.peaks, args.capture_trace)
     except ValueError as e:
         raise CommandError(f"--peaks: {e}", 2) from e
     result = scope_report(trace, scope, args.kernels, sort, roof, args.by_shape)

@@ -116,6 +116,11 @@ class Roofline:
     # kernel tables' columns, taken over any scope).
     call_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
     call_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    # Graph replays (replay_work.py): how many took their ops' work from a capture, and the GPU
+    # time of those that found none (unmodelled: no op holds their kernels).
+    replays_matched: int = 0
+    replays_unmatched_ns: int = 0
+    replays_unmatched_share: float = 0.0  # of all GPU work time
 
     @property
     def ran(self) -> list[ShapeRow]:
@@ -276,10 +281,10 @@ def _device_name(device: dict[str, Any]) -> str:
 
 def modelled_calls(trace: Trace) -> int:
     """How many calls `roofline` would read the args of."""
-    return len(_candidates(trace))
+    return len(candidates(trace))
 
 
-def _candidates(trace: Trace) -> np.ndarray:
+def candidates(trace: Trace) -> np.ndarray:
     """The ops the model knows that no other such op holds (that one counts their work), less
     those whose GPU work crossed to or from the host: a copy over PCIe is not bound by HBM,
     and the peak table has no PCIe roof, so it gets no number rather than a wrong one."""
@@ -376,7 +381,7 @@ def shape_rows(trace: Trace) -> ShapeRows:
 def _rows(trace: Trace) -> ShapeRows:
     _, cuda_total = cuda_totals(trace)
     groups: dict[tuple[str, str, str, str, str], tuple[Work, list[int], list[int], list[int]]] = {}
-    picked = _candidates(trace)
+    picked = candidates(trace)
     # In file order and a batch at a time: each chunk of the file is decoded about once, and
     # only a batch's args are held at a time.
     picked = picked[np.argsort(trace.slices.event[picked], kind="stable")]

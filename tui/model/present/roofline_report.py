@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ..analysis.replay_work import with_replays
 from ..analysis.roofline import (
     KindTotal,
     Roofline,
@@ -63,15 +64,18 @@ def note(r: Roofline) -> str | None:
     return None
 
 
-def summary_roofline(trace: Trace, peaks: str | None = None) -> tuple[str | None, Roofline | None]:
-    """The summary's Roofline line, and the roofline it was taken from (None when it was not
-    computed: no modelled calls, or more than IN_SUMMARY of them, whose args take a while)."""
+def summary_roofline(
+    trace: Trace, peaks: str | None = None, capture: Trace | None = None
+) -> tuple[str | None, Roofline | None]:
+    """The summary's Roofline line, and the roofline it was taken from, with the graph replays'
+    work from `capture` (None: the trace's own capture, if any) (None when it was not computed:
+    no modelled calls nor replays, or more than IN_SUMMARY calls, whose args take a while)."""
     calls = modelled_calls(trace)
     if calls > IN_SUMMARY:
         return f"{calls:,} modelled calls (GEMM, attention...): summary --roofline reads them", None
-    if not calls:
+    r = with_replays(roofline(trace, peaks), trace, capture)
+    if not calls and not r.replays_matched and not r.replays_unmatched_ns:
         return None, None
-    r = roofline(trace, peaks)
     return headline(trace, r), r
 
 
@@ -84,7 +88,7 @@ def headline(trace: Trace, r: Roofline) -> str | None:
         return NO_SHAPES
     kinds = [k for k in r.by_kind() if k.gpu_ns and k.percent_of_roof is not None]
     if not kinds:
-        return note(r)
+        return "; ".join(filter(None, [note(r), *replay_notes(trace, r)])) or None
     parts = [f"{k.kind} at {k.percent_of_roof:.1f}% of its roof ({k.bound}-bound)" for k in kinds]
     window, _ = utilisation(trace, r)
     if window.mfu is not None:
@@ -92,7 +96,27 @@ def headline(trace: Trace, r: Roofline) -> str | None:
     share = coverage(trace, r)
     if share is not None:
         parts.append(f"these cover {share:.0%} of the GPU time")
+    parts += replay_notes(trace, r)
     return "; ".join(parts) + " (summary --roofline: each op)"
+
+
+def replay_notes(trace: Trace, r: Roofline) -> list[str]:
+    """What the graph replays added, and what of them stays unmodelled and why."""
+    out = []
+    if r.replays_matched:
+        out.append(
+            f"{counted(r.replays_matched, 'graph replay')} counted with the ops of its capture"
+        )
+    if r.replays_unmatched_ns:
+        out.append(_unmatched(r))
+    return out
+
+
+def _unmatched(r: Roofline) -> str:
+    return (
+        f"{r.replays_unmatched_share:.0%} of the GPU time ran in graph replays no capture "
+        "matches, unmodelled (summary --capture FILE names the capture trace)"
+    )
 
 
 def verdict_note(verdict: str, r: Roofline | None) -> str | None:
@@ -101,14 +125,14 @@ def verdict_note(verdict: str, r: Roofline | None) -> str | None:
     if verdict != "compute-bound" or r is None:
         return None
     kinds = [k for k in r.by_kind() if k.gpu_ns and k.percent_of_roof is not None][:2]
-    return (
-        ", ".join(
-            f"{k.kind} {format_duration(k.gpu_ns)} at {k.percent_of_roof:.1f}% of its roof "
-            f"({k.bound} side)"
-            for k in kinds
-        )
-        or None
-    )
+    parts = [
+        f"{k.kind} {format_duration(k.gpu_ns)} at {k.percent_of_roof:.1f}% of its roof "
+        f"({k.bound} side)"
+        for k in kinds
+    ]
+    if r.replays_unmatched_ns:
+        parts.append(_unmatched(r))
+    return ", ".join(parts) or None
 
 
 def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
@@ -190,6 +214,7 @@ def as_text(trace: Trace, r: Roofline, top: int, markdown: bool) -> str:
     share = coverage(trace, r)
     if rate is not None and share is not None:
         out.append(f"Modelled ops' kernels: {share:.0%} of GPU work time ({_unmodelled(share)})")
+    out += [f"{line[0].upper()}{line[1:]}" for line in replay_notes(trace, r)]
     window, steps = utilisation(trace, r)
     if gpu and window.tflops is not None:  # no kernels ran (a graph capture): no rate
         mfu = f", MFU {window.mfu:.2%} of {r.peak_classes()} peak" if window.mfu is not None else ""
