@@ -107,6 +107,15 @@ class _WorkIndex:
     reach_before: np.ndarray  # the latest end of the pieces launched before each (0 first)
     unlaunched_start: np.ndarray  # GPU work whose launch is not in the trace, by start
     unlaunched: np.ndarray  # their attribute().work indices
+    starts: np.ndarray  # every piece's start, sorted
+    ends: np.ndarray  # every piece's end, sorted
+
+    def overlapping(self, t0: int, t1: int) -> int:
+        """How many pieces of GPU work overlap [t0, t1)."""
+        return int(
+            np.searchsorted(self.starts, t1, side="left")
+            - np.searchsorted(self.ends, t0, side="right")
+        )
 
     def idle(self, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
         """The stretches of [t0, t1) where no GPU work runs (sorted, disjoint)."""
@@ -177,6 +186,8 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         reach_before,
         s.start[att.work[orphans]],
         orphans,
+        np.sort(s.start[att.work]),
+        np.sort(s.end[att.work]),
     )
     return index
 
@@ -205,10 +216,13 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     elif len(work):
         start = max(t0, min(int(s.start[work].min()), int(index.reach_before[a])))
         end = max(t1, int(s.end[work].max()))
-    order = np.argsort(s.start[work], kind="stable")
-    busy = _merge(s.start[work][order], s.end[work][order])
-    time = gpu_time_of(trace, own, start, end)
-    return _verdict(trace, start, end, launched, time, _complement(*busy, start, end), names)
+    if index.overlapping(start, end) == len(own):  # only its own work there: the fast path
+        time, idle = gpu_time(trace, start, end), index.idle(start, end)
+    else:
+        order = np.argsort(s.start[work], kind="stable")
+        time = gpu_time_of(trace, own, start, end)
+        idle = _complement(*_merge(s.start[work][order], s.end[work][order]), start, end)
+    return _verdict(trace, start, end, launched, time, idle, names)
 
 
 def judge(trace: Trace, t0: int, t1: int, launched_in: tuple[int, int] | None = None) -> Verdict:
