@@ -77,9 +77,28 @@ def test_elementwise_and_what_is_not_modelled():
     alpha = work_of("aten::add", args([[4, 8], [], []], ["c10::Half", "Scalar", "Scalar"]))
     assert alpha.bytes == 2 * 32 * 2 + 4  # a bare Scalar as 4 bytes; alpha not counted
     assert work_of("aten::add", args([[4, 8], [3, 8]], ["float", "float"])) is None  # no broadcast
-    assert work_of("aten::softmax", args([[4, 8], [], []], ["float", "Scalar", ""])) is None
+    first = work_of("aten::mul", args([[], [4, 8]], ["double", "float"]))
+    assert (first.flops, first.bytes, first.dtype) == (32, 2 * 32 * 4 + 8, "float")  # 2.0 * x
+    broadcast = work_of("aten::add_", args([[2, 320, 8, 8], [1, 320, 1, 1], []], [BF16] * 3))
+    # Ours: the [1, C, 1, 1] operand at its own size (TraceLens: at the output's; README).
+    assert broadcast.bytes == (2 * 2 * 320 * 64 + 320) * 2
     assert work_of("aten::mm", None) is None and work_of("aten::mm", {"Input Dims": 3}) is None
     assert work_of("aten::mm", args([[2, 2], [2, 2]], ["weird", "weird"])) is None
+
+
+def test_softmax_and_layer_norm_backward():
+    soft = work_of("aten::_softmax", args([[64, 12, 8, 8], [], []], [BF16, "Scalar", "Scalar"]))
+    elements = 64 * 12 * 64
+    assert (soft.kind, soft.flops, soft.bytes) == (NORM, 5 * elements, 2 * elements * 2)
+    # Older torch writes no Concrete Inputs: the normalised shape is the weight's.
+    dims = [[1024, 512], [1024, 512], [], [1024, 1], [1024, 1], [512], [512], []]
+    types = ["float", "float", "", "float", "float", "float", "float", ""]
+    back = work_of("aten::native_layer_norm_backward", {"Input Dims": dims, "Input type": types})
+    assert (back.flops, back.bytes) == (9 * 1024 * 512, (3 * 1024 * 512 + 4 * 512) * 4)
+    given = args(dims, types, ["", "", "[512]", "", "", "", "", "[True, True, True]"])
+    assert work_of("aten::native_layer_norm_backward", given) == back
+    bad = args(dims, types, ["", "", "[3]", "", "", "", "", ""])
+    assert work_of("aten::native_layer_norm_backward", bad) is None  # not the input's last dims
 
 
 def test_library_gemms_unary_ops_rms_norm_and_reductions():

@@ -13,7 +13,11 @@ their FLOPs are counted as TraceLens counts them, so the two compare.
   `native_batch_norm`, cuDNN's and MIOpen's), E input elements over N channels (the
   normalised shape, or dim 1): 5E + 6N FLOPs, (2E + 6N) elements moved, as TraceLens counts;
   batch norm backward: 9E FLOPs, 3E + 4N elements (grad_out and input read, grad_input written,
-  and the per-channel statistics and gradients).
+  and the per-channel statistics and gradients); layer norm backward (`native_layer_norm_backward`,
+  N the normalised shape) is counted as batch norm backward is (TraceLens has no sheet for it).
+- Softmax (`_softmax`, `softmax`, `_log_softmax`), E elements: 5E FLOPs (the row's max, the
+  subtraction, exp, the row's sum, the division: the usual count), bytes the input and the
+  output.
 - Reductions (`sum`, `mean`, `amax`, `amin`) over `dim` (all dims when empty or absent): one
   FLOP per input element; bytes: the input and the output. TraceLens writes the output as one
   element whatever `dim` is; here it has the shape `dim` leaves, so a reduction over one axis
@@ -48,7 +52,10 @@ BATCH_NORM = {f"aten::{lib}batch_norm" for lib in ("", "native_", "cudnn_", "mio
 BATCH_NORM_BACKWARD = {
     f"aten::{lib}batch_norm_backward" for lib in ("native_", "cudnn_", "miopen_")
 }
+LAYER_NORM_BACKWARD = {"aten::native_layer_norm_backward"}
+SOFTMAX = {"aten::_softmax", "aten::softmax", "aten::_log_softmax", "aten::log_softmax"}
 MODELLED = UNARY | set(RMS_NORM) | REDUCE | LAYER_NORM | BATCH_NORM | BATCH_NORM_BACKWARD
+MODELLED |= LAYER_NORM_BACKWARD | SOFTMAX
 
 
 def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
@@ -61,10 +68,25 @@ def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work
     if name in LAYER_NORM or name in BATCH_NORM:
         return _norm(name, dims, types, concrete)
     if name in BATCH_NORM_BACKWARD:
-        elements, channels = count(dims[0]), dims[0][1]
-        moved = (3 * elements + 4 * channels) * size(types[0])
-        return Work(NORM, 9 * elements, moved, types[0])
+        return _norm_backward(count(dims[0]), dims[0][1], types[0])
+    if name in LAYER_NORM_BACKWARD:
+        # The normalised shape, or where older torch wrote no Concrete Inputs, the weight's.
+        given = _axes(concrete[2] if isinstance(concrete, list) and len(concrete) > 2 else "")
+        if not given and len(dims) > 5 and isinstance(dims[5], list):
+            given = dims[5]
+        if not given or given != dims[0][-len(given) :]:
+            return None
+        return _norm_backward(count(dims[0]), count(given), types[0])
+    if name in SOFTMAX:
+        if not dims or not isinstance(dims[0], list) or not dims[0]:
+            return None
+        elements = count(dims[0])
+        return Work(NORM, 5 * elements, 2 * elements * size(types[0]), types[0])
     return None
+
+
+def _norm_backward(elements: int, channels: int, dtype: str) -> Work:
+    return Work(NORM, 9 * elements, (3 * elements + 4 * channels) * size(dtype), dtype)
 
 
 def _norm(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:

@@ -265,8 +265,13 @@ def _causal(name: str, concrete: Any) -> bool:
 
 
 def _binary(dims: list[Any], types: list[str]) -> Work | None:
-    if len(dims) < 2 or not dims[0]:
+    if len(dims) < 2 or not (dims[0] or dims[1]):
         return None
+    if not dims[0]:  # a 0-dim first operand (`2.0 * x` traced as mul(scalar tensor, x))
+        scalar = DTYPE_BYTES.get(types[0], 4)
+        return Work(
+            ELEMENTWISE, count(dims[1]), 2 * count(dims[1]) * size(types[1]) + scalar, types[1]
+        )
     each = size(types[0])
     if not dims[1]:  # a 0-dim other operand: read at its own type (a bare Scalar: 4 bytes)
         other = DTYPE_BYTES.get(types[1], 4)
