@@ -90,6 +90,28 @@ def test_a_capture_trace_named_on_the_command_line(tmp_path):
     assert bad.returncode != 0 and "nothing.json" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_two_captures_of_one_size_match_no_replay_rather_than_a_guess(tmp_path):
+    # Two batch sizes captured, as many launches each, kernels unnamed: which one ran is unknown.
+    events = _capture() + _capture(t0=50) + _replays(1000)
+    trace = load_trace(_write(tmp_path / "t.json", events))
+    r = with_replays(roofline(trace), trace, None)
+    assert r.replays_matched == 0 and r.replays_unmatched_ns == (4 + 6 + 2 * 2) * US
+
+
+def test_a_replayed_fp32_gemm_on_tensor_cores_is_tf32(tmp_path):
+    events = _capture() + _replays(1000)
+    for e in events:
+        if e["name"] == "aten::mm":
+            e["args"]["Input type"] = ["float", "float"]
+        if e["name"] == "gemm_kernel":
+            e["name"] = "sm90_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x32"
+    trace = load_trace(_write(tmp_path / "t.json", events))
+    r = with_replays(roofline(trace), trace, None)
+    mm = [row for row in r.rows if row.name == "aten::mm"]
+    assert {row.work.math for row in mm} == {"", "tf32"}  # the capture's call, the replays'
+    assert next(row for row in mm if row.work.math == "tf32").calls == 2
+
+
 def test_a_capture_of_other_kernels_matches_no_replay(tmp_path):
     events = _capture() + _replays(1000)
     for e in events:

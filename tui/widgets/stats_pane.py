@@ -283,7 +283,8 @@ class StatsPane(Vertical):
             shown.insert(0, ("Roofline", self.roof_line))
         lines.append("   ".join(f"{label}: {printable(value)}" for label, value in shown))
         if summary.steps:
-            lines.append("\nSteps: ", style="bold")
+            shared = overlapping_steps(summary.steps)
+            lines.append("\nSteps" + (f" ({shared})" if shared else "") + ": ", style="bold")
             lines.append(
                 "   ".join(
                     f"{printable(s.name)} CPU {format_duration(s.dur_ns)} GPU "
@@ -292,9 +293,6 @@ class StatsPane(Vertical):
                     for s in summary.steps
                 )
             )
-            shared = overlapping_steps(summary.steps)
-            if shared is not None:
-                lines.append(f"\n{shared}")
         self.query_one("#strip", Static).update(lines)
         table.show(report, keep_place)
         self._say_if_empty()

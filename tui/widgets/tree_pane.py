@@ -129,7 +129,7 @@ class TreePane(Vertical):
         text = Text(f"{format_duration(total):>8} {share:6.1%}  ", style="bold")
         text.append(f"self {format_duration(int(found.self_[last])):>8}  ", style="dim")
         text.append(printable(chain_label(found, nodes) if last else "(all)"))
-        if last:
+        if last and not found.is_thread(last):
             text.append(f"  ×{int(found.calls[last]):,}", style="dim")
         return text
 

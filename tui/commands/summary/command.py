@@ -135,10 +135,14 @@ class SummaryCommand:
         if why is not None:
             warn(why)
         if found is not None:
+            if args.capture is not None:
+                raise CommandError("--capture reads one trace's graph replays: not a rank set", 2)
             ranks.show(found, args)
             return 0
         trace = load(args, args.path)
-        args.capture_trace = capture_trace(args)
+        # Only the op table's Roofline line and --roofline read the capture.
+        uses = view is None or view is VIEWS["roofline"]
+        args.capture_trace = capture_trace(args) if uses else None
         scope = Scope() if args.step is None else _step_scope(trace, args.step)
         (table.show if view is None else view.show)(trace, args, scope)
         return 0

@@ -52,6 +52,10 @@ class CallTree:
     names: list[str]
     weight: str  # "cpu" or "gpu"
     inverted: bool = False  # bottom-up: a node's children are its callers
+    threads: int = 0  # nodes 1..threads are threads (their calls: their tops), not frames
+
+    def is_thread(self, node: int) -> bool:
+        return 0 < node <= self.threads
 
     def children(self, node: int) -> list[int]:
         """Heaviest first."""
@@ -278,7 +282,8 @@ def _sums(
     longest[node[order]] = order  # the last written, the longest, wins
     order = tops[on_thread][np.argsort(s.dur[tops[on_thread]], kind="stable")]
     longest[parent[node[order]]] = order
-    return CallTree(parent, name, calls, totals, selfs, longest, labels, weight)
+    threads = len(np.unique(thread[on_thread]))
+    return CallTree(parent, name, calls, totals, selfs, longest, labels, weight, threads=threads)
 
 
 def _bottom_up(trace: Trace, scope: Scope | None, weight: str) -> CallTree:

@@ -8,7 +8,10 @@ shapes, and the launches they made between `cudaStreamBeginCapture` and `cudaStr
 the graph's nodes, in order. The k-th kernel of a replay is the k-th launch of the capture whose
 kernel count (and, where the capture's launches name their kernels, as HIP's do, whose kernel
 names) match the graph's; its op's FLOPs and bytes become one call of that op per replay, timed
-by the kernels the op's launches became.
+by the kernels the op's launches became, and an fp32 GEMM whose replayed kernels ran on tensor
+cores is TF32 (roofline.with_math's rule, read off the replay). Where several captures fit a
+graph (one per batch size, as many launches each, and no kernel names to tell them apart), the
+replay is left unmatched rather than guessed.
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..patterns import TF32_KERNEL
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .graphs import graphs
-from .perf_model import TRITON_PREFIX, work_of
+from .perf_model import work_of
 from .roofline import Roofline, ShapeRow, candidates
-from .work import Work
+from .work import CONV, DTYPE_CLASS, GEMM, Work
 
 BEGIN_CAPTURE = re.compile(r"^(cuda|hip)StreamBeginCapture(_v\d+|_ptsz)?$")
 END_CAPTURE = re.compile(r"^(cuda|hip)StreamEndCapture(_ptsz)?$")
@@ -106,10 +110,16 @@ def _captures(trace: Trace) -> list[Captured]:
     out = []
     for begin in begins.tolist():
         lane = trace.lane_of(begin)
-        after = ends[(s.start[ends] > s.start[begin]) & (ends >= lane.lo) & (ends < lane.hi)]
+        mine = (ends >= lane.lo) & (ends < lane.hi)
+        after = ends[mine & (s.start[ends] > s.start[begin])]
+        later = begins[
+            (begins >= lane.lo) & (begins < lane.hi) & (s.start[begins] > s.start[begin])
+        ]
         if not len(after):
             continue
         end = int(s.start[after].min())
+        if len(later) and int(s.start[later].min()) < end:
+            continue  # a capture that never ended: the next one's end is not its own
         inside = launches[(s.start[launches] > s.start[begin]) & (s.start[launches] < end)]
         inside = inside[(inside >= lane.lo) & (inside < lane.hi)].tolist()
         kernels = [_kernel_named(trace, row) for row in inside]
@@ -136,7 +146,7 @@ def _modelled_op(up: np.ndarray, modelled: np.ndarray, row: int) -> int:
 def replay_work(trace: Trace, capture: Trace) -> ReplayWork:
     """The rows `trace`'s graph replays add to its roofline, from the ops of `capture` (which may
     be `trace` itself). Computed once per pair."""
-    key = f"replay work {id(capture)}"
+    key = f"replay work {capture.path} {capture.span_ns} {len(capture.slices)}"
     return trace.derive(key, lambda: _replay_work(trace, capture))
 
 
@@ -145,33 +155,48 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
     regions = captures(capture)
     s = trace.slices
     works: dict[int, tuple[Work, tuple[str, str, str, str]] | None] = {}
-    groups: dict[tuple[str, str, str, str], tuple[Work, list[int], list[int]]] = {}
+    groups: dict[tuple[str, str, str, str, str], tuple[Work, list[int], list[int]]] = {}
     matched = unmatched = kernels_ns = modelled_ns = unmatched_ns = 0
     is_kernel = trace.category_test(lambda c: c.lower() == "kernel")
+    tf32 = trace.name_test(TF32_KERNEL.search)
+    seen: dict[tuple[int, ...], Captured | None] = {}  # a graph's kernels -> its capture
     for replay in found.replays:
         work = replay.work[is_kernel[s.cat[replay.work]]]  # the launches' nodes: no copies
-        names = [trace.slice_name(int(w)) for w in work]
-        region = _region_for(regions, names)
+        names = tuple(s.name[work].tolist())
+        if names not in seen:
+            seen[names] = _region_for(regions, [trace.names[n] for n in names])
+        region = seen[names]
         if region is None:
             unmatched += 1
             unmatched_ns += int(s.dur[replay.work].sum())
             continue
         matched += 1
         kernels_ns += int(s.dur[work].sum())
-        per_op: dict[int, int] = {}
-        for piece, op in zip(work.tolist(), region.ops, strict=True):
-            if op >= 0:
-                per_op[op] = per_op.get(op, 0) + int(s.dur[piece])
-        for op, gpu in per_op.items():
+        ops = np.asarray(region.ops, np.int64)
+        placed = ops >= 0
+        distinct, index = np.unique(ops[placed], return_inverse=True)
+        gpu = np.bincount(index, weights=s.dur[work][placed], minlength=len(distinct))
+        on_tensor_cores = np.bincount(
+            index, weights=tf32[s.name[work][placed]], minlength=len(distinct)
+        )
+        for op, ns, cores in zip(
+            distinct.tolist(), gpu.tolist(), on_tensor_cores.tolist(), strict=True
+        ):
             if op not in works:
                 works[op] = _work_of(capture, op)
             known = works[op]
             if known is None:
                 continue
-            modelled_ns += gpu
+            modelled_ns += int(ns)
             row_work, key = known
-            _, times, starts = groups.setdefault(key, (row_work, [], []))
-            times.append(gpu)
+            if (
+                cores
+                and DTYPE_CLASS.get(row_work.dtype) == "fp32"
+                and row_work.kind in (GEMM, CONV)
+            ):
+                row_work = replace(row_work, math="tf32")  # its replayed kernels say so
+            _, times, starts = groups.setdefault((*key, row_work.math), (row_work, [], []))
+            times.append(int(ns))
             starts.append(int(s.start[replay.launch]))
     rows = [
         ShapeRow(key[0], key[1], w, len(t), sum(t), min(t), max(t), tuple(st), key[2], key[3])
@@ -182,18 +207,21 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
 
 
 def _key(row: ShapeRow) -> tuple[str, str, str, str, str]:
+    """A by-shape row's identity, as roofline.py groups calls."""
     return row.name, row.dims, row.concrete, row.types, row.work.math
 
 
 def _region_for(regions: list[Captured], names: list[str]) -> Captured | None:
     """The capture whose launches are the replay's kernels: as many, and the same kernels where
-    the launches name theirs."""
-    for region in regions:
-        if len(region.launches) != len(names):
-            continue
-        if all(not k or k == n for k, n in zip(region.kernels, names, strict=True)):
-            return region
-    return None
+    the launches name theirs; None where none is, or several are (a serving engine captures a
+    graph per batch size, as many launches each: without kernel names there is no telling)."""
+    fits = [
+        region
+        for region in regions
+        if len(region.launches) == len(names)
+        and all(not k or k == n for k, n in zip(region.kernels, names, strict=True))
+    ]
+    return fits[0] if len(fits) == 1 else None
 
 
 def _work_of(capture: Trace, op: int) -> tuple[Work, tuple[str, str, str, str]] | None:
@@ -202,8 +230,6 @@ def _work_of(capture: Trace, op: int) -> tuple[Work, tuple[str, str, str, str]] 
     work = work_of(name, args)
     if work is None or not isinstance(args, dict):
         return None
-    if name.startswith(TRITON_PREFIX):  # its counts are args of its own, not shapes
-        return work, (name, "[]", "[]", "[]")
     key = (
         name,
         json.dumps(args.get("Input Dims")),

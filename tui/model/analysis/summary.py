@@ -120,22 +120,23 @@ def summarize(
     # The memory peaks of a scope without a window are those of the whole trace, as its table.
     memory_window = (t0, t1) if window is not None else (None, None)
     subtree = scope is not None and scope.root >= 0
-    stats = op_stats(trace, scope if subtree else Scope(t0, t1))
+    # What the CPU did is taken on its own clock, over the launches' window: the GPU's span,
+    # the default window without steps or with clocks that disagree, is on the GPU's.
+    l0, l1 = launch_window(trace) if window is None else (t0, t1)
+    stats = op_stats(trace, scope if subtree else Scope(l0, l1))
     gaps = idle_gaps(trace)
     att = attribute(trace)
     s = trace.slices
     launched = att.launch >= 0
     launch_start = s.start[np.maximum(att.launch, 0)]
-    l0, l1 = launch_window(trace) if window is None else (t0, t1)
     mine = launched & (launch_start >= l0) & (launch_start < l1)
     delays = s.start[att.work[mine]] - launch_start[mine]
     graph_lines = _graph_lines(trace, mine, t0, t1)
     regions = compiled(trace, mine)
     all_steps = step_windows(trace)
     offset = clock_offset(trace)
-    gpu_span = not all_steps or offset is not None  # the default window is the GPU's span
-    steps = [row for row in step_rows(trace) if row.start_ns >= t0 and row.end_ns <= t1]
-    sync_calls, sync_ns = syncs_in(trace, t0, t1)
+    steps = [row for row in step_rows(trace) if row.start_ns >= l0 and row.end_ns <= l1]
+    sync_calls, sync_ns = syncs_in(trace, l0, l1)
     memory_peaks = [
         MemoryPeak(
             p.device,
@@ -176,7 +177,7 @@ def summarize(
         graph_lines,
         regions if regions.regions else None,
         trace.format.truncated,
-        (t0, max(trace.span_ns - t1, 0)) if window is None and gpu_span else (0, 0),
+        (t0, max(trace.span_ns - t1, 0)) if window is None and not all_steps else (0, 0),
         offset.lag_ns if offset is not None else None,
     )
 

@@ -8,7 +8,7 @@ from tui.model.arrays import I64
 
 from ..patterns import SYNC_NAME, is_runtime_category
 from ..trace import Trace
-from .gpu_time import gpu_time
+from .attribution import attribute
 
 
 def sync_rows(trace: Trace) -> I64:
@@ -33,8 +33,12 @@ def waiting_syncs(trace: Trace) -> I64:
 
 def blocking_copies(trace: Trace) -> I64:
     """The sync calls that are blocking copies with nothing running on the GPU meanwhile."""
-    rows = sync_rows(trace)
-    return rows[~np.isin(rows, waiting_syncs(trace))]
+
+    def find() -> I64:
+        rows = sync_rows(trace)
+        return rows[~np.isin(rows, waiting_syncs(trace))]
+
+    return trace.derive("blocking_copies", find)
 
 
 # A blocking copy during which the GPU was busy less than this share of the time waited for no
@@ -46,12 +50,34 @@ def _waiting(trace: Trace) -> I64:
     s = trace.slices
     rows = sync_rows(trace)
     copies = rows[trace.name_test(lambda n: "Memcpy" in n)[s.name[rows]]]
-    idle = [
-        int(r)
-        for r in copies.tolist()
-        if gpu_time(trace, int(s.start[r]), int(s.end[r])).busy_ns < COPY_BUSY * int(s.dur[r])
-    ]
+    if not len(copies):
+        return rows
+    start, end = _busy_union(trace)
+    covered = np.concatenate(([0], np.cumsum(end - start)))
+
+    def busy_before(t: I64) -> I64:
+        """GPU busy time (any work) before each time in `t`."""
+        k = np.searchsorted(start, t, side="right")  # intervals starting at or before t
+        last = np.maximum(k - 1, 0)
+        inside = np.where(k > 0, np.clip(t - start[last], 0, end[last] - start[last]), 0)
+        return np.asarray(covered[last] * (k > 0) + inside, np.int64)
+
+    busy = busy_before(s.end[copies]) - busy_before(s.start[copies])
+    idle = copies[busy < COPY_BUSY * s.dur[copies]]
     return rows[~np.isin(rows, idle)]
+
+
+def _busy_union(trace: Trace) -> tuple[I64, I64]:
+    """The union of all GPU work as sorted disjoint intervals."""
+    work = attribute(trace).work
+    s = trace.slices
+    order = np.argsort(s.start[work], kind="stable")
+    start, end = s.start[work][order], s.end[work][order]
+    if not len(start):
+        return start, end
+    reach = np.maximum.accumulate(end)
+    firsts = np.flatnonzero(np.concatenate(([True], start[1:] > reach[:-1])))
+    return start[firsts], np.maximum.reduceat(end, firsts)
 
 
 def syncs_in(trace: Trace, t0: int, t1: int) -> tuple[int, int]:

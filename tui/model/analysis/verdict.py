@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..patterns import DATALOADER_NAME, PROFILER_STEP
+from ..text import counted
 from ..timescale import format_duration
 from ..trace import Trace
 from .attribution import attribute, op_tree
@@ -216,7 +217,8 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     elif len(work):
         start = max(t0, min(int(s.start[work].min()), int(index.reach_before[a])))
         end = max(t1, int(s.end[work].max()))
-    if index.overlapping(start, end) == len(own):  # only its own work there: the fast path
+    alone = len(work) == 0 or int(s.start[work].min()) >= start  # every own piece inside
+    if alone and index.overlapping(start, end) == len(own):  # only its own work: the fast path
         time, idle = gpu_time(trace, start, end), index.idle(start, end)
     else:
         order = np.argsort(s.start[work], kind="stable")
@@ -395,8 +397,8 @@ def _reason(label: str, e: Evidence) -> str:
     busy = f"GPU busy {e.gpu_busy:.1%} of {_ms(e.wall_ns)}"
     launch = (
         f"launch calls took {_ms(e.launch_cpu_ns)} of CPU for {_ms(e.launched_gpu_ns)} of GPU "
-        f"work; {e.short_work_share:.0%} of the {e.pieces:,} pieces of GPU work they started "
-        "ran shorter than their launch call"
+        f"work; {e.short_work_share:.0%} of the {counted(e.pieces, 'piece')} of GPU work they "
+        "started ran shorter than their launch call"
     )
     comm = ""
     if e.comm_ns:
@@ -407,7 +409,7 @@ def _reason(label: str, e: Evidence) -> str:
     idle = ""
     if e.idle_ns:
         named = [("DataLoader", e.dataloader_idle_ns), ("syncs", e.sync_idle_ns), *e.covers]
-        named.append(("blocking copies, GPU idle", e.copy_idle_ns))
+        named.append(("blocking copies (the GPU idle)", e.copy_idle_ns))
         named.sort(key=lambda pair: -pair[1])  # the largest share first
         parts = [f"{n} {e.idle_share(ns):.0%}" for n, ns in named if e.idle_share(ns) >= 0.01]
         if parts:

@@ -145,15 +145,15 @@ def _window(summary: Summary) -> str:
     if (g0, g1) != (t0, t1):  # one step: its GPU numbers are over its own work's span
         text += f"; the step's GPU work: +{format_duration(g0)} to +{format_duration(g1)}"
     before, after = summary.cpu_only_ns
-    why = "no steps"
     if summary.clock_offset_ns is not None:
-        why = (
-            f"the CPU and GPU clocks disagree, GPU work starting at least "
-            f"{format_duration(summary.clock_offset_ns)} after its launch even on an idle GPU"
-        )
-    if before or after or summary.clock_offset_ns is not None:
         text += (
-            f" ({why}: the GPU's first to last work; CPU only {format_duration(before)} "
+            " (the CPU and GPU clocks disagree, GPU work starting at least "
+            f"{format_duration(summary.clock_offset_ns)} after its launch even on an idle GPU: "
+            "the GPU's first to last work)"
+        )
+    elif before or after:
+        text += (
+            f" (no steps: the GPU's first to last work; CPU only {format_duration(before)} "
             f"before it, {format_duration(after)} after)"
         )
     return text

@@ -70,7 +70,7 @@ def tree_lines(tree: CallTree, depth: int, min_share: float, indent: str = "  ")
     def walk(node: int, level: int) -> None:
         nodes = chain(tree, node) if node else [0]
         last = nodes[-1]
-        calls = int(tree.calls[last]) if last else None
+        calls = int(tree.calls[last]) if last and not tree.is_thread(last) else None
         total, own = int(tree.total[last]), int(tree.self_[last])
         out.append(TreeLine(level, chain_label(tree, nodes), indent, total, own, calls))
         if level + 1 >= depth:
