@@ -175,6 +175,7 @@ SHEETS = (
     "Reduce_fwd.csv",
     "CONV_fwd.csv",
     "CONV_bwd.csv",
+    "RoPE_fwd.csv",
 )
 # TraceLens writes a reduction's output as one element whatever `dim` is (memory_ops.py): its
 # FLOPs are compared, not its bytes.

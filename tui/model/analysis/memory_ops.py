@@ -15,6 +15,10 @@ their FLOPs are counted as TraceLens counts them, so the two compare.
   batch norm backward: 9E FLOPs, 3E + 4N elements (grad_out and input read, grad_input written,
   and the per-channel statistics and gradients); layer norm backward (`native_layer_norm_backward`,
   N the normalised shape) is counted as batch norm backward is (TraceLens has no sheet for it).
+- Serving engines' fused ops, as TraceLens counts them: `silu_and_mul(out, input)` (vLLM's
+  `_C::`, SGLang's `sgl_kernel::`), 5 FLOPs per output element, bytes the input and the
+  output; `rotary_embedding(positions, query, key, head_size, cos_sin_cache, is_neox)`, 3 FLOPs
+  per element of query and key, bytes those read and written (the cache and positions aside).
 - Softmax (`_softmax`, `softmax`, `_log_softmax`), E elements: 5E FLOPs (the row's max, the
   subtraction, exp, the row's sum, the division: the usual count), bytes the input and the
   output.
@@ -55,7 +59,9 @@ BATCH_NORM_BACKWARD = {
 LAYER_NORM_BACKWARD = {"aten::native_layer_norm_backward"}
 SOFTMAX = {"aten::_softmax", "aten::softmax", "aten::_log_softmax", "aten::log_softmax"}
 MODELLED = UNARY | set(RMS_NORM) | REDUCE | LAYER_NORM | BATCH_NORM | BATCH_NORM_BACKWARD
-MODELLED |= LAYER_NORM_BACKWARD | SOFTMAX
+SILU_AND_MUL = {f"{ns}::silu_and_mul" for ns in ("_C", "vllm", "sgl_kernel")}
+ROTARY = {f"{ns}::rotary_embedding" for ns in ("_C", "vllm", "sgl_kernel")}
+MODELLED |= LAYER_NORM_BACKWARD | SOFTMAX | SILU_AND_MUL | ROTARY
 
 
 def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work | None:
@@ -77,6 +83,18 @@ def work_of(name: str, dims: list[Any], types: list[str], concrete: Any) -> Work
         if not given or given != dims[0][-len(given) :]:
             return None
         return _norm_backward(count(dims[0]), count(given), types[0])
+    if name in SILU_AND_MUL:
+        out, given = dims[0], dims[1]
+        if not out or not given or out[:-1] != given[:-1] or 2 * out[-1] != given[-1]:
+            return None
+        return Work(
+            ELEMENTWISE, 5 * count(out), (count(out) + count(given)) * size(types[0]), types[0]
+        )
+    if name in ROTARY:
+        if len(dims) < 3 or not dims[1] or not isinstance(dims[2], list):
+            return None
+        elements = count(dims[1]) + count(dims[2])
+        return Work(ELEMENTWISE, 3 * elements, 2 * elements * size(types[1]), types[1])
     if name in SOFTMAX:
         if not dims or not isinstance(dims[0], list) or not dims[0]:
             return None
