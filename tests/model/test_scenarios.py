@@ -18,7 +18,7 @@ def _by_name(trace, lane_name):
 
 def test_nested_cpu_ops_get_depths_and_parents():
     trace = load_trace(DATA / "nested_cpu.json")
-    lane, rows = _by_name(trace, "thread 11 (main)")
+    lane, rows = _by_name(trace, "main 11")
     s = trace.slices
     assert lane.slice_count == 7
     assert s.depth[rows["ProfilerStep#1"]] == 0
@@ -36,7 +36,7 @@ def test_times_are_integer_ns_from_the_earliest_event():
     s = trace.slices
     assert s.start.dtype == np.int64
     assert int(s.start.min()) == 0
-    _, rows = _by_name(trace, "thread 11 (main)")
+    _, rows = _by_name(trace, "main 11")
     assert int(s.start[rows["ProfilerStep#2"]]) == 100_000
     assert int(s.dur[rows["ProfilerStep#2"]]) == 60_000
     assert trace.span_ns == 160_000

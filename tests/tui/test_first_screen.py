@@ -49,7 +49,7 @@ async def test_a_deep_python_stack_still_shows_gpu_and_launches_first(deep, size
         assert gpu_and_launches_on_screen(t) == (True, True)
         assert t.rows[0].pinned and t.trace.lanes[t.rows[0].lane].name == "stream 7"
         # The cursor starts on the launching thread, under the pinned streams.
-        assert t.trace.lanes[t.rows[t.cursor].lane].name == "thread 1 (python3)"
+        assert t.trace.lanes[t.rows[t.cursor].lane].name == "python3 1"
         check(f"deep_stack_{size[0]}x{size[1]}", screen_text(app))
 
 
@@ -79,8 +79,8 @@ async def test_lanes_follow_the_sort_index_and_bookkeeping_comes_last(deep):
         names = [t.trace.lanes[r.lane].name for r in t.rows if r.lane >= 0 and r.level == 0]
         assert names == [
             "stream 7",
-            "thread 1 (python3)",
-            "thread 99 (Buffer Flush)",
+            "python3 1",
+            "Buffer Flush 99",
             "PyTorch Profiler",
         ]
 

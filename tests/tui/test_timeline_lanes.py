@@ -128,7 +128,7 @@ async def test_a_lane_scrolled_into_keeps_its_name_on_top(tmp_path):
         await pilot.press(*["j"] * 30)
         top = t.row_at(t.pinned_rows)
         assert t.rows[top].level > 0 and t.canvas.scroll_offset.y > 0
-        assert t.render_line(t.pinned_rows).text.startswith(" ↳ thread 1 (pytho…")
+        assert t.render_line(t.pinned_rows).text.startswith(" ↳ python3 1 ")
         assert t.render_line(0).text.startswith(" ▾ stream 7")  # pinned rows stay
 
 

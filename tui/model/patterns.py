@@ -106,6 +106,8 @@ COMM_NAME = re.compile(
 # What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
 DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
 
+# Kineto's own thread label, "thread 1234 (python3)": the id and the name.
+KINETO_THREAD = re.compile(r"^thread (\d+) \((.*)\)$")
 # Kineto's 2021 writer put stream lanes on string tids such as "stream 7".
 STREAM_TID = re.compile(r"^stream\s*(\d+)$", re.IGNORECASE)
 

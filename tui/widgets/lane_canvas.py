@@ -8,9 +8,10 @@ it a Scene (the rows) and a View (the window and the marks) after every key.
 from __future__ import annotations
 
 from collections import OrderedDict
+from functools import cached_property
 from typing import ClassVar
 
-from rich.cells import set_cell_size
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -130,7 +131,16 @@ class LaneCanvas(ScrollView, can_focus=False):
 
     @property
     def gutter_width(self) -> int:
-        return min(32, max(12, self.draw_width // 5))
+        """A fifth of the width (12 to 32 columns), grown to the longest lane label up to a
+        third of the width (a longer name is cut there; the details give it in full)."""
+        fifth = min(32, max(12, self.draw_width // 5))
+        return max(fifth, min(self._label_width, self.draw_width // 3))
+
+    @cached_property
+    def _label_width(self) -> int:
+        """The longest lane label: " ▾ name " (a process's own row may be cut)."""
+        names = [lane.name for lane in self.scene.trace.lanes]
+        return max((cell_len(printable(n)) for n in names), default=0) + 4
 
     @property
     def cells_width(self) -> int:

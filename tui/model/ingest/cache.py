@@ -41,7 +41,7 @@ from ..trace import (
 )
 from .formats import ARGS_READERS
 
-VERSION = 6
+VERSION = 7
 DEFAULT_MAX_BYTES = 2 << 30
 _EDGE_BYTES = 64 << 10
 _ARRAY_GROUPS = {
