@@ -16,6 +16,7 @@ from tui.model.present.raster import Cells
 # Busy fraction -> glyph for cells where several slices meet (density, never blank).
 _DENSITY = ((0.05, "·"), (0.35, "░"), (0.7, "▒"), (1.01, "▓"))
 GAP_GLYPH = "─"
+BAR = "█"  # a bar of one or two cells
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,20 @@ def paint_cells(
             while end < width and slice_of[end] == s:
                 end += 1
             style = palette.kinds[int(kinds[s])]
+            text = _label(labels[int(name_ids[s])], end - x)
+            if end - x <= 2:
+                # Too narrow for a name: a solid block in the bar's colour, which shows in any
+                # terminal (spaces on a background vanish without colour, or in a copy).
+                colour = style.bgcolor or style.color
+                style = palette.base + Style(color=colour) if colour else style
+                text = BAR * (end - x)
             if s == selected:
                 style = style + palette.selected
             elif s in joined:
                 style = style + palette.partner
             elif matches is not None and matches[s]:
                 style = style + palette.match
-            segments.append(Segment(_label(labels[int(name_ids[s])], end - x), style))
+            segments.append(Segment(text, style))
             x = end
         elif counts[x] > 0:
             glyph = next(g for limit, g in _DENSITY if busy[x] < limit)
@@ -116,9 +124,8 @@ def paint_cells(
 
 
 def _label(name: str, width: int) -> str:
-    """The name in a bar `width` cells wide, shortened with an ellipsis when it does not fit."""
-    if width <= 2:
-        return " " * width
+    """The name in a bar `width` (3 or more) cells wide, cut with an ellipsis where it does not
+    fit."""
     return clip(" " + name, width)
 
 
