@@ -114,7 +114,7 @@ def go_to_row(t: Timeline, target: int) -> None:
         at = nav.focus_time(t.trace, t.selected, t.window)
         found = slice_at(t.lanes.get(row.lane, row.level), at, tolerance=t1 - t0)
         if found >= 0:
-            t.select(found, reveal=False)
+            t.select(found)  # nearest the view's centre: in view, else panned to
             return
     t.cursor = target
     t.selection.clear()

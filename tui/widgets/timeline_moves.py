@@ -26,8 +26,9 @@ def zoom_centre(trace: Trace, selected: int, window: Window) -> int | None:
 
 
 def reveal(trace: Trace, window: Window, slice_row: int, partners: list[int]) -> Window | None:
-    """The window, panned at the same zoom, that shows the slice, and its flow partners too
-    when they fit; None when no pan is needed (or none helps)."""
+    """The window that shows the slice, and its flow partners too when they fit: panned at
+    the same zoom, or zoomed out to fit a slice out of view that is wider than the view; None
+    when no change is needed (it is in view, or partly in view and wider than it)."""
     s = trace.slices
     t0, t1 = window
     width = t1 - t0
@@ -38,8 +39,10 @@ def reveal(trace: Trace, window: Window, slice_row: int, partners: list[int]) ->
         return None
     if hi - lo <= width * 0.9:  # both fit: centre the pair
         middle = (lo + hi) / 2
-    elif start + (end - start) < t0 or start > t1:
-        middle = start
+    elif end - start <= width * 0.9:  # the slice fits: centre it
+        middle = (start + end) / 2
+    elif end <= t0 or start >= t1:  # out of view and wider than it: zoom out to it
+        return nav.fit(start, end - start, trace.span_ns)
     else:
         return None
     return nav.clamp_window(middle - width / 2, middle + width / 2, trace.span_ns)

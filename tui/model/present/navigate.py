@@ -228,10 +228,13 @@ def holder(trace: Trace, row: RowSlices, held: int) -> int:
 
 
 def focus_time(trace: Trace, selected: int, window: tuple[int, int]) -> int:
-    """The time that row moves keep: the middle of the selected slice, else of the view."""
-    if selected >= 0:
-        return int(trace.slices.start[selected]) + int(trace.slices.dur[selected]) // 2
-    return (window[0] + window[1]) // 2
+    """The time that row moves keep: the view's centre, held inside the selected slice (so a
+    move from a slice wider than the view lands on what is in view, not near its far middle)."""
+    centre = (window[0] + window[1]) // 2
+    if selected < 0:
+        return centre
+    start = int(trace.slices.start[selected])
+    return min(max(centre, start), start + max(int(trace.slices.dur[selected]) - 1, 0))
 
 
 def sibling(row: RowSlices, selected: int, delta: int, window: tuple[int, int]) -> int:
