@@ -99,9 +99,11 @@ def test_sibling_moves_from_the_selection_or_from_the_view():
     assert nav.sibling(_slices([], []), -1, 1, (0, 1)) == -1
 
 
-def test_focus_time_is_the_selection_middle_or_the_view_middle(nested):
+def test_focus_time_is_the_view_middle_held_inside_the_selection(nested):
     addmm = row_named(nested, "aten::addmm")  # [20, 50) us
-    assert nav.focus_time(nested, addmm, (0, 1)) == 35 * US
+    assert nav.focus_time(nested, addmm, (30 * US, 40 * US)) == 35 * US  # the view's middle
+    assert nav.focus_time(nested, addmm, (0, 1)) == 20 * US  # held inside the selection
+    assert nav.focus_time(nested, addmm, (60 * US, 80 * US)) == 50 * US - 1
     assert nav.focus_time(nested, -1, (10, 30)) == 20
 
 
