@@ -5,6 +5,8 @@ single-trace tables and every op of either side is in exactly one row."""
 from __future__ import annotations
 
 import json
+import re
+from types import SimpleNamespace
 
 import pytest
 
@@ -121,11 +123,24 @@ def _check_rows(rows, base_rows, new_rows, columns):
             assert r.delta(c) == after - before
 
 
+def _without_addresses(rows):
+    """The op table's rows by name, an object's address cut from a frame's (`... object at
+    0x7f...>`), their numbers added up."""
+    columns = ("calls", "self_cpu_ns", "cpu_total_ns", "self_cuda_ns", "cuda_total_ns")
+    out = {}
+    for row in rows:
+        name = re.sub(r" at 0x[0-9a-fA-F]+", "", row.name)
+        seen = out.setdefault(name, SimpleNamespace(**dict.fromkeys(columns, 0)))
+        for c in columns:
+            setattr(seen, c, getattr(seen, c) + getattr(row, c))
+    return out
+
+
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p[0].split("/")[-1])
 def test_every_delta_is_new_minus_base_of_the_single_trace_tables(shared, pair):
     base, new = (load_trace(shared / p) for p in pair)
     d = diff(base, new)
-    ops = [{o.name: o for o in op_stats(t, Scope())} for t in (base, new)]
+    ops = [_without_addresses(op_stats(t, Scope())) for t in (base, new)]
     kernels = [{k.name: k for k in kernel_stats(t, Scope())} for t in (base, new)]
     _check_rows(d.ops, *ops, ("calls", "self_cpu_ns", "cpu_total_ns", "self_cuda_ns"))
     _check_rows(d.ops, *ops, ("cuda_total_ns",))
@@ -155,3 +170,25 @@ def test_a_window_moves_to_the_same_place_in_the_same_step(tmp_path):
     # Past the last step of the other trace: its last step.
     assert aligned_window(three, two, (265_000, 266_000)) == (105_000, 106_000)
     assert aligned_window(two, three, (1_000, 2_000)) == (1_000, 2_000)  # the first step
+
+
+def test_python_frames_match_without_their_object_addresses(tmp_path):
+    """The same frame in two runs, its object at two addresses: one matched row, not an added
+    and a removed one; two objects of one run's frame add up under the one name."""
+
+    def run(path, addresses):
+        events = [
+            {"ph": "X", "cat": "python_function", "pid": 1, "tid": 1, "ts": 10 * k, "dur": 5,
+             "name": f"<built-in method copy_ of Tensor object at {address}>"}
+            for k, address in enumerate(addresses)
+        ]  # fmt: skip
+        path.write_text(json.dumps({"traceEvents": events}))
+        return load_trace(path)
+
+    base = run(tmp_path / "base.json", ["0x7f3a00001000"])
+    new = run(tmp_path / "new.json", ["0x7f9b00002000", "0x7f9b00003000"])
+    found = diff(base, new)
+    rows = [r for r in found.ops if "copy_" in r.name]
+    assert [r.name for r in rows] == ["<built-in method copy_ of Tensor object>"]
+    (row,) = rows
+    assert (row.base["calls"], row.new["calls"], row.status) == (1, 2, MATCHED)

@@ -106,6 +106,9 @@ COMM_NAME = re.compile(
 # What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
 DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
 
+# An object's address in a Python frame's name (`<built-in method copy_ of Tensor object at
+# 0x7f3a...>`): different in every run.
+OBJECT_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # Kineto's own thread label, "thread 1234 (python3)": the id and the name.
 KINETO_THREAD = re.compile(r"^thread (\d+) \((.*)\)$")
 # Kineto's 2021 writer put stream lanes on string tids such as "stream 7".

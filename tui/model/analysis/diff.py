@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..patterns import MODULE_PREFIX, PROFILER_STEP, PROFILER_STEP_ROW
+from ..patterns import MODULE_PREFIX, OBJECT_ADDRESS, PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .kernels import KernelStat, kernel_stats
@@ -156,7 +156,16 @@ def _side(trace: Trace, summary: Summary) -> Side:
 
 
 def _op_values(trace: Trace) -> dict[str, dict[str, int]]:
-    return {o.name: _values(o, OP_COLUMNS) for o in op_stats(trace, Scope())}
+    """Per op name, its totals; Python frames named with an object's address (`<built-in
+    method copy_ of Tensor object at 0x7f...>`) are matched without it, as the address differs
+    in every run."""
+    out: dict[str, dict[str, int]] = {}
+    for o in op_stats(trace, Scope()):
+        values = _values(o, OP_COLUMNS)
+        seen = out.setdefault(OBJECT_ADDRESS.sub("", o.name), dict.fromkeys(values, 0))
+        for column, value in values.items():
+            seen[column] += value
+    return out
 
 
 def _kernel_values(trace: Trace) -> dict[str, dict[str, int]]:
