@@ -24,15 +24,16 @@ def names(table: StatsTable) -> list[str]:
     return [r.name for r in table.visible_rows()]
 
 
-async def test_t_toggles_the_pane_and_it_opens_sorted_by_cpu_total(pane):
+async def test_t_toggles_the_pane_and_it_opens_sorted_by_self_cuda(pane):
     pilot, app = pane
     table = app.query_one(StatsTable)
     assert app.focused is table
-    assert table.sort_key == "cpu_total" and table.descending
+    # With GPU work, Self CUDA first, as the profiler's guide reads it.
+    assert table.sort_key == "self_cuda" and table.descending
     headers = [c.header for c in table.columns_spec]
     # key_averages().table()'s order; no memory columns without allocator records.
     assert headers == [h for h in TORCH_ORDER if "Mem" not in h]
-    assert "CPU total ▼" in str(table.columns["4"].label)
+    assert "Self CUDA ▼" in str(table.columns["6"].label)
     assert names(table)[0] == "outer"
     await pilot.press("t")
     assert not app.query(StatsPane)
@@ -42,10 +43,9 @@ async def test_t_toggles_the_pane_and_it_opens_sorted_by_cpu_total(pane):
 async def test_number_keys_sort_and_repeat_reverses(pane):
     pilot, app = pane
     table = app.query_one(StatsTable)
-    await pilot.press("7")  # Self CUDA, largest first
-    assert table.sort_key == "self_cuda"
+    assert table.sort_key == "self_cuda"  # the default: Self CUDA, largest first
     assert names(table)[:3] == ["outer", "inner", "graph"]
-    await pilot.press("7")
+    await pilot.press("7")  # Self CUDA again: reversed
     assert names(table)[-1] == "outer"
     await pilot.press("8")  # Self CUDA %: the same key, so it reverses again
     assert names(table)[:3] == ["outer", "inner", "graph"]
@@ -124,7 +124,7 @@ async def test_a_sort_goes_to_the_top_and_home_end_move_there(pane):
     table = app.query_one(StatsTable)
     await pilot.press("end")
     assert table.cursor_row == table.row_count - 1
-    await pilot.press("7")  # Self CUDA: the cursor and the scroll go back to the top row
+    await pilot.press("5")  # CPU total: the cursor and the scroll go back to the top row
     assert table.cursor_row == 0 and table.scroll_offset.y == 0
     assert table.row_at_cursor().name == names(table)[0] == "outer"
     await pilot.press("down", "down", "home")
@@ -341,6 +341,7 @@ async def test_the_name_column_keeps_its_width_after_a_resize_and_a_filter(share
     async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
         await pilot.press("t")
         table = app.query_one(StatsTable)
+        await pilot.press("5")  # by CPU total: a long Python frame's name on top
         await pilot.resize_terminal(160, 45)
         await pilot.pause(0.2)
         assert table.render_line(1).text.startswith(" torch/nn/modules/module.py(1743): _call_impl")

@@ -19,7 +19,7 @@ from tui.model.analysis.scope import Scope
 from tui.model.present.report import overlapping_steps, summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import next_scope, scope_named
-from tui.model.present.tables import scope_report, table_for
+from tui.model.present.tables import default_sort, scope_report, table_for
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
@@ -148,7 +148,7 @@ class StatsPane(Vertical):
     def state(self) -> PaneState:
         tables = self.query(StatsTable)
         if not tables:  # closed before it was built (`t t`): as it was opened
-            default = (table_for(self.kernels, self.by_shape).default_sort, -1, True)
+            default = (default_sort(self.trace, table_for(self.kernels, self.by_shape)), -1, True)
             sort = self.last.sort if self.last is not None else default
             return PaneState(self.kernels, self.scope_name, sort, self.marked, self.by_shape)
         table = tables.first()

@@ -65,7 +65,8 @@ class SummaryCommand:
         add_format(parser)
         parser.add_argument(
             "--sort",
-            help=f"ops: {', '.join(OPS.sort_keys)} (default {OPS.default_sort}), with --by-shape "
+            help=f"ops: {', '.join(OPS.sort_keys)} (default self_cuda, or self_cpu without GPU "
+            "work), with --by-shape "
             f"also {', '.join(k for k in SHAPES.sort_keys if k not in OPS.sort_keys)}; kernels: "
             f"{', '.join(KERNELS.sort_keys)} (default {KERNELS.default_sort})",
         )

@@ -22,11 +22,12 @@ from tui.model.present.tables import WORK_SORTS, scope_report, table_for
 from tui.model.trace import Trace
 
 
-def sort_key(args: argparse.Namespace) -> str:
-    """The column the table is sorted by; a usage error when its table has no such column."""
+def sort_key(args: argparse.Namespace) -> str | None:
+    """The column asked to sort the table by (None: the table's default for the trace); a
+    usage error when its table has no such column."""
     table = table_for(args.kernels, args.by_shape)
-    sort: str = args.sort or table.default_sort
-    if sort not in table.sort_keys:
+    sort: str | None = args.sort
+    if sort is not None and sort not in table.sort_keys:
         raise CommandError(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
     return sort
 

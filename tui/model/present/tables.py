@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from ..analysis.kernels import KernelStat, kernel_stats
 from ..analysis.op_work import kernel_work, op_work
@@ -128,6 +128,16 @@ def _scope_report(
     return _made(trace, summary, table, op_rows, totals, sort, roof is not None)
 
 
+def default_sort(trace: Trace, table: Table[Any]) -> str:
+    """What a table is sorted by unless asked: an op table by Self CUDA where the trace has GPU
+    work (what the profiler's guide reads first; CPU total puts Python wrappers on top), by
+    Self CPU without; the kernel table by its own default."""
+    if table.name in ("ops", "shapes"):
+        gpu = any(lane.kind == "gpu" and lane.slice_count for lane in trace.lanes)
+        return "self_cuda" if gpu else "self_cpu"
+    return table.default_sort
+
+
 def _made(
     trace: Trace,
     summary: Summary,
@@ -137,6 +147,6 @@ def _made(
     sort: str | None,
     work: bool,
 ) -> ScopeReport[S]:
-    key = sort or table.default_sort
+    key = sort or default_sort(trace, table)
     shown = table.shown(trace, work=work)
     return ScopeReport(summary, table, shown, table.sort(rows, key), totals, key)
