@@ -15,6 +15,7 @@ import numpy as np
 
 from ..trace import Trace
 from .attribution import attribute
+from .gpu_time import busy
 
 OFFSET_NS = 5_000_000  # a smallest idle-GPU lag above this is the clocks, not the launch
 IDLE_LAUNCHES = 3  # at least this many launches onto an idle GPU to judge by
@@ -49,10 +50,7 @@ def _clock_offset(trace: Trace) -> ClockOffset | None:
     # ended, and any piece running then (work without a launch in the trace included).
     reach = np.maximum.accumulate(s.end[work])
     pending = np.concatenate(([np.iinfo(np.int64).min], reach[:-1])) > at
-    starts = np.sort(s.start[att.work])
-    ends = np.sort(s.end[att.work])
-    running = np.searchsorted(starts, at, side="right") - np.searchsorted(ends, at, side="right")
-    idle = ~pending & (running <= 0)
+    idle = ~pending & (busy(trace).running(at) <= 0)
     if int(idle.sum()) < IDLE_LAUNCHES:
         return None
     lag = int((s.start[work][idle] - at[idle]).min())

@@ -70,6 +70,56 @@ def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
 
 
 @dataclass(frozen=True)
+class Busy:
+    """When the GPU (any of its streams) is busy, computed once per trace: every piece of work's
+    start and end, each sorted, and their union as sorted disjoint intervals."""
+
+    starts: I64
+    ends: I64
+    union_start: I64
+    union_end: I64
+    union_before: I64  # union_before[k]: the length of the first k intervals of the union
+
+    def running(self, t: I64) -> I64:
+        """How many pieces run at each time in `t` (started at or before it, not ended)."""
+        started = np.searchsorted(self.starts, t, side="right")
+        return np.asarray(started - np.searchsorted(self.ends, t, side="right"), np.int64)
+
+    def overlapping(self, t0: int, t1: int) -> int:
+        """How many pieces overlap [t0, t1)."""
+        started = np.searchsorted(self.starts, t1, side="left")
+        return int(started - np.searchsorted(self.ends, t0, side="right"))
+
+    def before(self, t: I64) -> I64:
+        """The GPU's busy time before each time in `t`."""
+        if not len(self.union_start):
+            return np.zeros(len(t), np.int64)
+        k = np.searchsorted(self.union_start, t, side="right")  # intervals begun by t
+        last = np.maximum(k - 1, 0)
+        start, length = self.union_start[last], self.union_end[last] - self.union_start[last]
+        inside = np.clip(t - start, 0, length)
+        return np.asarray(np.where(k > 0, self.union_before[last] + inside, 0), np.int64)
+
+
+def busy(trace: Trace) -> Busy:
+    return trace.derive("gpu busy", lambda: _busy(trace))
+
+
+def _busy(trace: Trace) -> Busy:
+    s, work = trace.slices, attribute(trace).work
+    order = np.argsort(s.start[work], kind="stable")
+    start, end = s.start[work][order], s.end[work][order]
+    if len(start):
+        reach = np.maximum.accumulate(end)
+        firsts = np.flatnonzero(np.concatenate(([True], start[1:] > reach[:-1])))
+        u_start, u_end = start[firsts], np.maximum.reduceat(end, firsts)
+    else:
+        u_start = u_end = np.zeros(0, np.int64)
+    before = np.concatenate(([0], np.cumsum(u_end - u_start))).astype(np.int64)
+    return Busy(start, np.sort(end), u_start, u_end, before)
+
+
+@dataclass(frozen=True)
 class _ByStart:
     """GPU work by start, with the longest piece, to find what overlaps a window quickly."""
 

@@ -8,7 +8,7 @@ from tui.model.arrays import I64
 
 from ..patterns import SYNC_NAME, is_runtime_category
 from ..trace import Trace
-from .attribution import attribute
+from .gpu_time import busy
 
 
 def sync_rows(trace: Trace) -> I64:
@@ -52,32 +52,10 @@ def _waiting(trace: Trace) -> I64:
     copies = rows[trace.name_test(lambda n: "Memcpy" in n)[s.name[rows]]]
     if not len(copies):
         return rows
-    start, end = _busy_union(trace)
-    covered = np.concatenate(([0], np.cumsum(end - start)))
-
-    def busy_before(t: I64) -> I64:
-        """GPU busy time (any work) before each time in `t`."""
-        k = np.searchsorted(start, t, side="right")  # intervals starting at or before t
-        last = np.maximum(k - 1, 0)
-        inside = np.where(k > 0, np.clip(t - start[last], 0, end[last] - start[last]), 0)
-        return np.asarray(covered[last] * (k > 0) + inside, np.int64)
-
-    busy = busy_before(s.end[copies]) - busy_before(s.start[copies])
-    idle = copies[busy < COPY_BUSY * s.dur[copies]]
+    gpu = busy(trace)
+    held = gpu.before(s.end[copies]) - gpu.before(s.start[copies])
+    idle = copies[held < COPY_BUSY * s.dur[copies]]
     return rows[~np.isin(rows, idle)]
-
-
-def _busy_union(trace: Trace) -> tuple[I64, I64]:
-    """The union of all GPU work as sorted disjoint intervals."""
-    work = attribute(trace).work
-    s = trace.slices
-    order = np.argsort(s.start[work], kind="stable")
-    start, end = s.start[work][order], s.end[work][order]
-    if not len(start):
-        return start, end
-    reach = np.maximum.accumulate(end)
-    firsts = np.flatnonzero(np.concatenate(([True], start[1:] > reach[:-1])))
-    return start[firsts], np.maximum.reduceat(end, firsts)
 
 
 def syncs_in(trace: Trace, t0: int, t1: int) -> tuple[int, int]:

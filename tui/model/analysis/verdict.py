@@ -39,7 +39,7 @@ from ..timescale import format_duration
 from ..trace import Trace
 from .attribution import attribute, op_tree
 from .clock import clock_offset
-from .gpu_time import GpuTime, gpu_time, gpu_time_of
+from .gpu_time import Busy, GpuTime, busy, gpu_time, gpu_time_of
 from .syncs import blocking_copies, waiting_syncs
 
 BUSY_LOW = 0.30
@@ -96,8 +96,7 @@ class Verdict:
 class _WorkIndex:
     """Prefix sums that answer any window's verdict numbers with binary searches."""
 
-    union_start: np.ndarray  # the union of GPU work, as sorted disjoint intervals
-    union_end: np.ndarray
+    busy: Busy  # when the GPU runs anything
     launch_start: np.ndarray  # per launched piece of work, by launch start
     launch_cpu_before: np.ndarray  # prefix sums (0 first) of: launch call time (once a call),
     gpu_before: np.ndarray  # GPU time started, and pieces shorter than their launch
@@ -108,19 +107,10 @@ class _WorkIndex:
     reach_before: np.ndarray  # the latest end of the pieces launched before each (0 first)
     unlaunched_start: np.ndarray  # GPU work whose launch is not in the trace, by start
     unlaunched: np.ndarray  # their attribute().work indices
-    starts: np.ndarray  # every piece's start, sorted
-    ends: np.ndarray  # every piece's end, sorted
-
-    def overlapping(self, t0: int, t1: int) -> int:
-        """How many pieces of GPU work overlap [t0, t1)."""
-        return int(
-            np.searchsorted(self.starts, t1, side="left")
-            - np.searchsorted(self.ends, t0, side="right")
-        )
 
     def idle(self, t0: int, t1: int) -> tuple[np.ndarray, np.ndarray]:
         """The stretches of [t0, t1) where no GPU work runs (sorted, disjoint)."""
-        return _complement(self.union_start, self.union_end, t0, t1)
+        return _complement(self.busy.union_start, self.busy.union_end, t0, t1)
 
     def launched(self, t0: int, t1: int) -> tuple[int, int, int, int, int]:
         """(launch calls, their CPU time, GPU time started, pieces, pieces shorter than launch)."""
@@ -141,16 +131,6 @@ def _work_index(trace: Trace) -> _WorkIndex:
 def _build_work_index(trace: Trace) -> _WorkIndex:
     s = trace.slices
     att = attribute(trace)
-    start, end = s.start[att.work], s.start[att.work] + s.dur[att.work]
-    order = np.argsort(start, kind="stable")
-    start, end = start[order], end[order]
-    if len(start):
-        reach = np.maximum.accumulate(end)
-        new = np.concatenate(([True], start[1:] > reach[:-1]))
-        u_start = start[new]
-        u_end = np.maximum.reduceat(end, np.flatnonzero(new))
-    else:
-        u_start = u_end = np.zeros(0, np.int64)
     launched = att.launch >= 0
     launch, work = att.launch[launched], att.work[launched]
     order = np.lexsort((launch, s.start[launch]))
@@ -175,8 +155,7 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
     bought = np.repeat(per_call, np.diff(np.r_[calls, len(work)])) if len(calls) else per_call
 
     index = _WorkIndex(
-        u_start,
-        u_end,
+        busy(trace),
         s.start[launch],
         prefix(np.where(first_of_call, s.dur[launch], 0)),
         prefix(s.dur[work]),
@@ -187,8 +166,6 @@ def _build_work_index(trace: Trace) -> _WorkIndex:
         reach_before,
         s.start[att.work[orphans]],
         orphans,
-        np.sort(s.start[att.work]),
-        np.sort(s.end[att.work]),
     )
     return index
 
@@ -218,7 +195,7 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
         start = max(t0, min(int(s.start[work].min()), int(index.reach_before[a])))
         end = max(t1, int(s.end[work].max()))
     alone = len(work) == 0 or int(s.start[work].min()) >= start  # every own piece inside
-    if alone and index.overlapping(start, end) == len(own):  # only its own work: the fast path
+    if alone and index.busy.overlapping(start, end) == len(own):  # only its own work: the fast path
         time, idle = gpu_time(trace, start, end), index.idle(start, end)
     else:
         order = np.argsort(s.start[work], kind="stable")
