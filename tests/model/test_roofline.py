@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from tests.model.test_above_roof import write_calls
 from tests.profiling.test_cli import run as profile
 from tui.model.analysis.device_peaks import peaks_for
 from tui.model.analysis.perf_model import work_of
@@ -391,21 +392,8 @@ def test_shape_args_read_in_bulk_equal_those_read_one_at_a_time(tmp_path, monkey
 
 def _fp32_mm_trace(tmp_path, kernels):
     """aten::mm [4096,4096] x [4096,4096] in fp32 on an A100, one call per (kernel name, us)."""
-    cpu, events = {"pid": 1, "tid": 1}, []
-    for k, (kernel, dur) in enumerate(kernels):
-        ts, corr = 10_000 * k, k + 1
-        events += [
-            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", **cpu, "ts": ts, "dur": 50,
-             "args": args([[4096, 4096], [4096, 4096]], ["float", "float"])},
-            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", **cpu, "ts": ts + 10,
-             "dur": 5, "args": {"correlation": corr}},
-            {"ph": "X", "cat": "kernel", "name": kernel, "pid": 0, "tid": 7, "ts": ts + 60,
-             "dur": dur, "args": {"correlation": corr}},
-        ]  # fmt: skip
-    path = tmp_path / "fp32_mm.json"
-    devices = [{"name": "NVIDIA A100-SXM4-80GB"}]
-    path.write_text(json.dumps({"deviceProperties": devices, "traceEvents": events}))
-    return load_trace(path)
+    mm = [("aten::mm", [[4096, 4096], [4096, 4096]], kernel, dur) for kernel, dur in kernels]
+    return load_trace(write_calls(tmp_path, mm))
 
 
 @pytest.mark.parametrize(

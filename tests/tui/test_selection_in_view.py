@@ -38,14 +38,21 @@ def _in_view(t: Timeline, row: int) -> bool:
     return start < t.window[1] and end > t.window[0]
 
 
+async def _zoomed(pilot, t: Timeline, name: str, window: tuple[int, int]) -> int:
+    """Slice `name` selected, then the view at `window`: the slice's row."""
+    row = next(r for r in range(len(t.trace.slices)) if t.trace.slice_name(r) == name)
+    t.select(row)
+    await pilot.pause()
+    t.set_window(window)
+    await pilot.pause()
+    return row
+
+
 async def test_down_from_a_wide_slice_picks_the_child_in_view(tmp_path):
     async with loaded(_trace(tmp_path), (120, 30)) as (pilot, app):
         t = app.query_one(Timeline)
-        step = next(r for r in range(len(t.trace.slices)) if t.trace.slice_name(r) == "step")
-        t.select(step)
-        await pilot.pause()
-        t.set_window((600 * MS, 650 * MS))  # zoomed in far from the step's middle (500 ms)
-        await pilot.pause()
+        # Zoomed in far from the step's middle (500 ms).
+        step = await _zoomed(pilot, t, "step", (600 * MS, 650 * MS))
         await pilot.press("j")
         assert t.selected != step and _in_view(t, t.selected), t.trace.slice_name(t.selected)
         assert t.trace.slice_name(t.selected) in ("op62", "op61", "op63")
@@ -56,11 +63,7 @@ async def test_down_from_a_wide_slice_picks_the_child_in_view(tmp_path):
 async def test_a_move_to_a_slice_out_of_view_pans_to_it(tmp_path):
     async with loaded(_trace(tmp_path), (120, 30)) as (pilot, app):
         t = app.query_one(Timeline)
-        op = next(r for r in range(len(t.trace.slices)) if t.trace.slice_name(r) == "op10")
-        t.select(op)
-        await pilot.pause()
-        t.set_window((100 * MS, 112 * MS))
-        await pilot.pause()
+        await _zoomed(pilot, t, "op10", (100 * MS, 112 * MS))
         for _ in range(5):  # right, right...: each next op lies past the 12 ms view
             await pilot.press("right")
             assert _in_view(t, t.selected), (t.trace.slice_name(t.selected), t.window)
