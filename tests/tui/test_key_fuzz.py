@@ -38,7 +38,7 @@ from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
 from tui.widgets.tree_pane import TreePane
 
-SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "9"))  # per trace; CI may ask for more
+SEQUENCES = int(os.environ.get("TRACE_TUI_FUZZ", "6"))  # per trace; CI may ask for more
 SEED = int(os.environ.get("TRACE_TUI_FUZZ_SEED", "0"))  # another seed, other sequences
 LENGTH = 6
 CHECK_EVERY = 8  # sequences between checks that the app still answers (they take keys too)
