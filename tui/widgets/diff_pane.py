@@ -10,7 +10,6 @@ from rich.console import JustifyMethod
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from tui.model.analysis.diff import DiffRow, TraceDiff, ranked
@@ -21,7 +20,7 @@ from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
-from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 
 TABLES = ("ops", "kernels", "regions")
 # The pane's column order, by the spec's shown columns (diff_tables.shown): the change comes
@@ -43,7 +42,7 @@ class DiffState:
 NAME_CELLS = 48
 
 
-class DiffPane(Vertical):
+class DiffPane(Pane):
     DEFAULT_CSS = """
     DiffPane { height: 50%; min-height: 12; border-top: solid $primary; }
     DiffPane > #diff-head { height: auto; max-height: 4; padding: 0 1; background: $boost; }

@@ -6,9 +6,12 @@ takes the keys when it opens."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
 from textual.message import Message
 
 from tui.model.analysis.diff import TraceDiff
@@ -43,3 +46,14 @@ class SlicesChosen(Message):
 class PaneDismissed(Message):
     """A pane asks to close (escape from its table): its slot closes it and the details come
     back in its place."""
+
+
+class Pane(Vertical):
+    """A pane of the slot. Its `q` closes it, as on the help and health screens: only `q` on
+    the timeline (or ctrl+c anywhere) quits, so leaving a pane never ends the session. (In a
+    pane's filter or search box `q` types itself: the input takes it first.)"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "close", "Close the pane", show=False)]
+
+    def action_close(self) -> None:
+        self.post_message(PaneDismissed())

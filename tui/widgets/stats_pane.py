@@ -9,7 +9,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from tui.model.analysis.op_shapes import op_shapes
@@ -24,7 +23,7 @@ from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
-from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
 ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
@@ -41,7 +40,7 @@ class PaneState:
     by_shape: bool = False
 
 
-class StatsPane(Vertical):
+class StatsPane(Pane):
     """The table users know from key_averages(), rebuilt from the file, tied to the timeline."""
 
     DEFAULT_CSS = """

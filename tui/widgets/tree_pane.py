@@ -10,7 +10,6 @@ import numpy as np
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
 from textual.widgets import Input, Static, Tree
 from textual.widgets.tree import TreeNode
 
@@ -22,12 +21,12 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
-from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
 
 
-class TreePane(Vertical):
+class TreePane(Pane):
     """The call tree of a scope; its nodes are filled in as they are opened."""
 
     DEFAULT_CSS = """
