@@ -81,3 +81,32 @@ def test_the_viewer_asks_before_a_load_that_may_not_fit(monkeypatch, capsys):
     assert loading.enough_memory(
         str(DATA / "nested_cpu.json"), argparse.Namespace(yes=True), ask=True
     )
+
+
+async def test_a_rank_sets_load_shows_the_time_left(tmp_path, monkeypatch):
+    """The first rank done a second after the start gives the bar its time left (it read
+    `--:--:--` throughout: its first sample came with the first rank done)."""
+    from textual.widgets._progress_bar import ETAStatus
+
+    from tests.bench.make_rank_set import write_rank_set
+
+    write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
+    real, seen = loading_module.summarise_ranks, threading.Event()
+
+    def slow(ranks, workers, use_cache, done):
+        time.sleep(1.1)
+        done(1, len(ranks.files))
+        seen.wait(10)
+        return real(ranks, workers, use_cache, done=done)
+
+    monkeypatch.setattr(loading_module, "summarise_ranks", slow)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 20)) as pilot:
+        for _ in range(100):
+            await pilot.pause(0.05)
+            shown = str(app.screen.query_one(ETAStatus).render())
+            if shown != "--:--:--":
+                break
+        seen.set()
+        await app.workers.wait_for_complete()
+    assert shown[:2] == "00", shown

@@ -92,7 +92,8 @@ class LoadScreen(Screen[None]):
         self._last_progress = 0.0
 
     def compose(self) -> ComposeResult:
-        yield LoadProgress(self.load.path)
+        ranks = self.load.ranks
+        yield LoadProgress(self.load.path, None if ranks is None else len(ranks.files))
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:

@@ -13,9 +13,17 @@ from tui.model.text import printable
 class LoadProgress(Vertical):
     """What the loader has done so far."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, ranks: int | None = None) -> None:
+        """`ranks`: a rank set's, summarised rather than one trace read."""
         super().__init__()
-        self.path = path
+        self.path, self.ranks = path, ranks
+
+    def on_mount(self) -> None:
+        # The bar's time left needs two samples a second apart: a rank set's first would
+        # otherwise come when its first rank finishes, and the second with its last (the ranks
+        # finish together, one a worker), so it never showed one.
+        if self.ranks is not None:
+            self.update_ranks(0, self.ranks)
 
     def compose(self) -> ComposeResult:
         yield Static(
