@@ -281,9 +281,10 @@ def test_data_loading_bound_names_the_dataloader():
     assert e.dataloader_idle_ns == 70 * US
     assert summary.verdict.label == "data-loading-bound"
     assert summary.steps[0].verdict.label == "data-loading-bound"
-    name = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__"
-    assert e.covers[0] == (name, 70 * US)
+    # Its own frames (`enumerate(DataLoader)#...`) are the DataLoader: named once, as that.
+    assert not [n for n, _ in e.covers if "DataLoader" in n]
     assert "DataLoader 84%" in summary.verdict.reason
+    assert summary.verdict.reason.split("the CPU is in: ")[1].count("DataLoader") == 1
     assert sum(summary.idle_ns.values()) == e.idle_ns  # the headline adds up to the same
 
 
@@ -308,3 +309,24 @@ def test_a_window_where_no_op_runs_has_a_verdict():
     # Busy 10 of its 16 us (graph kernels [80, 84) and [85, 89), the copy [90, 92)): neither
     # bound by compute nor starved by cheap launches.
     assert summary.verdict.label == "mixed" and summary.verdict.evidence.gpu_busy == 0.625
+
+
+def test_the_verdict_names_a_call_chain_once(tmp_path):
+    """The GPU idles [10, 90) us. Three Python frames down one call chain cover 66-70 us of it,
+    the inner ones inside the outer's: the verdict names the outermost once; `aten::item`
+    [82, 90), idle time the chain does not cover, is named too."""
+    cpu = {"ph": "X", "pid": 1, "tid": 1}
+    gpu = {"ph": "X", "cat": "kernel", "pid": 0, "tid": 7}
+    events = [
+        {**cpu, "cat": "user_annotation", "name": "ProfilerStep#0", "ts": 0, "dur": 100},
+        {**cpu, "cat": "python_function", "name": "a.py(1): outer", "ts": 10, "dur": 70},
+        {**cpu, "cat": "python_function", "name": "b.py(2): inner", "ts": 11, "dur": 68},
+        {**cpu, "cat": "python_function", "name": "c.py(3): wait", "ts": 12, "dur": 66},
+        {**cpu, "cat": "cpu_op", "name": "aten::item", "ts": 82, "dur": 8},
+        {**gpu, "name": "k_first", "ts": 0, "dur": 10},
+        {**gpu, "name": "k_last", "ts": 90, "dur": 10},
+    ]
+    path = tmp_path / "chain.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    e = summarize(load_trace(path)).verdict.evidence
+    assert [n for n, _ in e.covers] == ["a.py(1): outer", "aten::item"]

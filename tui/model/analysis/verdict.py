@@ -50,6 +50,9 @@ CAUSE_SHARE = 0.5
 # A name is said to cover the idle time when at least this much of its own time is GPU idle.
 MOSTLY_IDLE = 0.5
 COVERS_SHOWN = 3
+# A name whose idle time, joined to a name already named, adds less than this share to it is
+# the same cause (a frame further down one call chain): the verdict names each cause once.
+SAME_IDLE = 0.02
 
 
 @dataclass(frozen=True)
@@ -341,10 +344,39 @@ def _covering_names(
     found = []
     for k in np.flatnonzero((by_name > 0) & (by_name >= MOSTLY_IDLE * own) & (own < 0.9 * wall)):
         text = trace.names[int(names[k])]
-        if not PROFILER_STEP.match(text):
-            found.append((int(by_name[k]), text))
-    found.sort(key=lambda c: (-c[0], c[1]))
-    return tuple((n, ns) for ns, n in found[:COVERS_SHOWN])
+        # The DataLoader's own frames are its cause already, named once as "DataLoader".
+        if not PROFILER_STEP.match(text) and not DATALOADER_NAME.search(text):
+            found.append((int(by_name[k]), -int(own[k]), text, int(k)))
+    found.sort(key=lambda c: (-c[0], c[1], c[2]))  # the most idle time, then the outermost
+    kept: list[tuple[int, int, str, int]] = []
+    for cand in found:
+        if len(kept) == COVERS_SHOWN:
+            break
+        intervals = at == cand[3]
+        if not any(
+            _inside(idle_start, idle_end, intervals, at == k[3], m_start, m_end, k[0]) for k in kept
+        ):
+            kept.append(cand)
+    return tuple((text, ns) for ns, _, text, _ in kept)
+
+
+def _inside(
+    idle_start: np.ndarray,
+    idle_end: np.ndarray,
+    inner: np.ndarray,
+    outer: np.ndarray,
+    start: np.ndarray,
+    end: np.ndarray,
+    covered_outer: int,
+) -> bool:
+    """Whether one name's idle time lies within another's (a frame further down the same call
+    chain: the same cause named again): together they cover no more than the outer alone,
+    within SAME_IDLE."""
+    both = inner | outer
+    order = np.argsort(start[both], kind="stable")
+    u_start, u_end = _merge(start[both][order], end[both][order])
+    union = int(_idle_in(idle_start, idle_end, u_start, u_end).sum())
+    return union <= (1 + SAME_IDLE) * covered_outer
 
 
 def _label(e: Evidence, has_work: bool) -> str:
