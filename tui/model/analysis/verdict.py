@@ -53,6 +53,7 @@ COVERS_SHOWN = 3
 # A name whose idle time, joined to a name already named, adds less than this share to it is
 # the same cause (a frame further down one call chain): the verdict names each cause once.
 SAME_IDLE = 0.02
+COVERS_LOOKED_AT = 10  # candidates looked at per name shown
 
 
 @dataclass(frozen=True)
@@ -349,7 +350,8 @@ def _covering_names(
             found.append((int(by_name[k]), -int(own[k]), text, int(k)))
     found.sort(key=lambda c: (-c[0], c[1], c[2]))  # the most idle time, then the outermost
     kept: list[tuple[int, int, str, int]] = []
-    for cand in found:
+    # A bounded look down the list: each test is a pass over the merged intervals.
+    for cand in found[: COVERS_SHOWN * COVERS_LOOKED_AT]:
         if len(kept) == COVERS_SHOWN:
             break
         intervals = at == cand[3]
