@@ -53,7 +53,6 @@ COVERS_SHOWN = 3
 # A name whose idle time, joined to a name already named, adds less than this share to it is
 # the same cause (a frame further down one call chain): the verdict names each cause once.
 SAME_IDLE = 0.02
-COVERS_LOOKED_AT = 10  # candidates looked at per name shown
 
 
 @dataclass(frozen=True)
@@ -350,14 +349,17 @@ def _covering_names(
             found.append((int(by_name[k]), -int(own[k]), text, int(k)))
     found.sort(key=lambda c: (-c[0], c[1], c[2]))  # the most idle time, then the outermost
     kept: list[tuple[int, int, str, int]] = []
-    # A bounded look down the list: each test is a pass over the merged intervals.
-    for cand in found[: COVERS_SHOWN * COVERS_LOOKED_AT]:
+    # Each name's merged intervals are one run (sorted by name, then start).
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(at, minlength=len(names)))))
+
+    def intervals(k: int) -> tuple[np.ndarray, np.ndarray]:
+        return m_start[bounds[k] : bounds[k + 1]], m_end[bounds[k] : bounds[k + 1]]
+
+    for cand in found:
         if len(kept) == COVERS_SHOWN:
             break
-        intervals = at == cand[3]
-        if not any(
-            _inside(idle_start, idle_end, intervals, at == k[3], m_start, m_end, k[0]) for k in kept
-        ):
+        inner = intervals(cand[3])
+        if not any(_inside(idle_start, idle_end, inner, intervals(k[3]), k[0]) for k in kept):
             kept.append(cand)
     return tuple((text, ns) for ns, _, text, _ in kept)
 
@@ -365,18 +367,16 @@ def _covering_names(
 def _inside(
     idle_start: np.ndarray,
     idle_end: np.ndarray,
-    inner: np.ndarray,
-    outer: np.ndarray,
-    start: np.ndarray,
-    end: np.ndarray,
+    inner: tuple[np.ndarray, np.ndarray],
+    outer: tuple[np.ndarray, np.ndarray],
     covered_outer: int,
 ) -> bool:
     """Whether one name's idle time lies within another's (a frame further down the same call
-    chain: the same cause named again): together they cover no more than the outer alone,
-    within SAME_IDLE."""
-    both = inner | outer
-    order = np.argsort(start[both], kind="stable")
-    u_start, u_end = _merge(start[both][order], end[both][order])
+    chain: the same cause named again): together, their (start, end) intervals cover no more
+    than the outer's alone, within SAME_IDLE."""
+    start, end = np.concatenate((inner[0], outer[0])), np.concatenate((inner[1], outer[1]))
+    order = np.argsort(start, kind="stable")
+    u_start, u_end = _merge(start[order], end[order])
     union = int(_idle_in(idle_start, idle_end, u_start, u_end).sum())
     return union <= (1 + SAME_IDLE) * covered_outer
 
