@@ -23,10 +23,7 @@ from tests.bench.make_rank_set import write_rank_set
 from tests.conftest import SHARED
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
-from tests.tui.test_key_fuzz import KEYS, SEED, _play
-from tui.screens.health import HealthScreen
-from tui.screens.help import HelpScreen
-from tui.screens.loading import LoadScreen
+from tests.tui.test_key_fuzz import KEYS, SEED, _play, close_overlays
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
 
@@ -80,13 +77,7 @@ def _bursts(state: str, opening: list[str]) -> list[list[str]]:
 async def _reset(pilot, app, mode: str, screen) -> None:
     """Back to the bare start of the mode: the first mode, its first screen, no overlay, no
     pane, no search."""
-    for _ in range(200):  # a rank a burst opened, still loading
-        if not isinstance(app.screen, LoadScreen):
-            break
-        await pilot.pause(0.02)
-    while isinstance(app.screen, HelpScreen | HealthScreen):
-        app.pop_screen()
-        await pilot.pause()
+    await close_overlays(pilot, app)
     if app.current_mode != mode:
         await app.switch_mode(mode)
     while app.screen is not screen and screen in app.screen_stack:

@@ -124,15 +124,20 @@ async def _play(pilot, keys: list[str]) -> None:
     await pilot.pause()
 
 
-async def _still_answers(pilot, app) -> None:
-    """Close what a sequence opened (help, search, the pane), then the timeline takes keys (on
-    the rank table: the table does)."""
-    while isinstance(app.screen, HelpScreen | HealthScreen):
-        await pilot.press("escape")
-    for _ in range(200):  # a rank a sequence opened, still loading
+async def close_overlays(pilot, app) -> None:
+    """Wait out a rank a sequence opened (still loading), then close the help and health."""
+    for _ in range(200):
         if not isinstance(app.screen, LoadScreen):
             break
         await pilot.pause(0.02)
+    while isinstance(app.screen, HelpScreen | HealthScreen):
+        await pilot.press("escape")
+
+
+async def _still_answers(pilot, app) -> None:
+    """Close what a sequence opened (help, search, the pane), then the timeline takes keys (on
+    the rank table: the table does)."""
+    await close_overlays(pilot, app)
     if isinstance(app.screen, RankScreen):
         table = app.screen.view.query_one("#ranks")
         table.focus()

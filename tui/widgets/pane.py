@@ -44,7 +44,7 @@ class SlicesChosen(Message):
 
 
 class PaneDismissed(Message):
-    """A pane asks to close (escape from its table): its slot closes it and the details come
+    """A pane asks to close (escape from its table, or q): its slot closes it and the details come
     back in its place."""
 
 
