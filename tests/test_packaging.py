@@ -1,8 +1,10 @@
-"""A normal install (a wheel, as pip or pipx makes it) works: it holds the bundled sample, the
-stylesheet and every package, and its `trace-tui` opens the sample with no path."""
+"""A normal install (a wheel, as pip or pipx makes it) works: it holds the bundled examples with
+their licence, the stylesheet and every package, and its `trace-tui` opens the GPU example with
+no path."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import site
@@ -50,7 +52,7 @@ def _see_these_packages(python: Path) -> None:
 CLEAN = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
 
 
-def test_the_wheel_installs_and_opens_its_sample(tmp_path):
+def test_the_wheel_installs_and_opens_its_gpu_example(tmp_path):
     tree = _source_tree(tmp_path / "src")
     wheels = tmp_path / "wheels"
     build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
@@ -86,7 +88,7 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
     )
     assert where.stdout.startswith(str(venv)), "the installed package, not the source tree"
     done = subprocess.run(
-        [str(venv / "bin" / "trace-tui"), "info"],
+        [str(venv / "bin" / "trace-tui"), "info", "--json"],
         cwd=tmp_path,
         env=CLEAN,
         capture_output=True,
@@ -94,5 +96,12 @@ def test_the_wheel_installs_and_opens_its_sample(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert "transformer_128_cpu.pt.trace.json.gz" in done.stdout and "slices" in done.stdout
-    assert str(venv) in done.stdout.splitlines()[0]
+    info = json.loads(done.stdout)
+    # The default example is a GPU trace: a GPU lane, and kernels charged to ops.
+    assert info["path"].startswith(str(venv)) and info["path"].endswith("h100_bert_small.json.gz")
+    assert "gpu" in {lane["kind"] for lane in info["lanes"]}
+    assert sum(info["gpu_work_placed_by"].values()) > 0
+    samples = Path(info["path"]).parent
+    assert {"README.md", "LICENSE-TraceLens", "transformer_128_cpu.pt.trace.json.gz"} <= {
+        p.name for p in samples.iterdir()
+    }

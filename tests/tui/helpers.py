@@ -27,6 +27,7 @@ async def loaded(
     expect_error: bool = False,
     cache: ModelCache | None = None,
     new: Path | str | None = None,
+    shown_as: str | None = None,
 ) -> AsyncIterator[Any]:
     """(pilot, app) with the trace at `path` loaded in a headless terminal of `size` (and with
     `new`, that second trace too, to compare).
@@ -34,7 +35,7 @@ async def loaded(
     The test fails if the app showed its error screen (an action raised), unless it says it
     expects that.
     """
-    app = make_app(path, cache, new=new)
+    app = make_app(path, cache, shown_as, new=new)
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

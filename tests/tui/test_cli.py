@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import DATA
 from tests.tui.helpers import run
-from tui.commands.loading import default_sample
+from tui.commands.loading import SAMPLE_CHOICES, SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -121,10 +121,30 @@ def test_console_script_and_module_agree():
     assert json.loads(a.stdout) == json.loads(b.stdout)
 
 
-def test_the_bundled_default_sample_exists_and_loads():
-    assert default_sample().is_file()
-    done = run("info", str(default_sample()))
+@pytest.mark.parametrize(("flags", "kinds"), [([], {"cpu", "gpu"}), (["--sample", "cpu"], {"cpu"})])
+def test_with_no_path_info_reads_a_bundled_example_and_says_so_on_stderr(flags, kinds):
+    """The default is the GPU example; --sample cpu is ours. The JSON is the trace's own, and
+    the one line naming the example goes to stderr."""
+    done = run("info", "--json", *flags)
     assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("trace-tui: no trace named: reading the bundled example: ")
+    info = json.loads(done.stdout)
+    sample = SAMPLE_CHOICES[flags[-1] if flags else "gpu"]
+    assert sample.path.is_file() and info["path"] == str(sample.path)
+    assert {lane["kind"] for lane in info["lanes"]} == kinds
+    assert (sum(info["gpu_work_placed_by"].values()) > 0) == ("gpu" in kinds)
+
+
+def test_a_path_and_a_sample_conflict():
+    done = run("summary", "--sample", "gpu", str(DATA / "nested_cpu.json"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "argument path: not allowed with argument --sample" in done.stderr
+
+
+def test_the_bundled_examples_licence_and_provenance_are_beside_it():
+    readme = (SAMPLES / "README.md").read_text()
+    assert "AMD-AGI/TraceLens" in readme and "171dd74721ca1ec45709e5805b68ae1f65e27811" in readme
+    assert "MIT License" in (SAMPLES / "LICENSE-TraceLens").read_text()
 
 
 def test_a_closed_pipe_ends_quietly_with_status_0():

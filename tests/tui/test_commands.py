@@ -121,7 +121,8 @@ class _App:
 @pytest.mark.parametrize(
     ("argv", "path", "new"),
     [
-        ([], "transformer_128_cpu.pt.trace.json.gz", None),  # the bundled sample
+        ([], "h100_bert_small.json.gz", None),  # the bundled GPU example
+        (["--sample", "cpu"], "transformer_128_cpu.pt.trace.json.gz", None),
         (["A.json"], "A.json", None),
         (["A.json", "B.json"], "A.json", "B.json"),
         (["--no-cache", "A.json"], "A.json", None),
@@ -140,8 +141,11 @@ def test_at_a_terminal_a_bare_path_opens_the_app_from_make_app(monkeypatch, argv
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr("tui.commands.view.enough_memory", lambda *a, **k: True)
     assert cli.main(argv) == 0
-    [(opened, cache, _shown_as, _workers, second)] = made
+    [(opened, cache, shown_as, _workers, second)] = made
     assert (Path(opened).name, second) == (path, new)
+    # A bundled example is named in the header, not by its path inside the package.
+    assert (shown_as is not None) == (argv in ([], ["--sample", "cpu"]))
+    assert shown_as is None or shown_as.startswith("bundled example: ")
     assert (cache is None) == ("--no-cache" in argv)
 
 

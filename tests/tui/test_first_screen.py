@@ -6,6 +6,11 @@ levels of Python frames) and on real traces from ../shared.
 
 from __future__ import annotations
 
+import argparse
+import gzip
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,9 +18,12 @@ from tests.conftest import SHARED
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded, screen_rows
 from tests.tui.test_snapshots import check, screen_text
+from tui.commands.loading import chosen
 from tui.model.present.kinds import KINDS
+from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline
 from tui.widgets.timeline_scene import WORK_KINDS
+from tui.widgets.trace_summary import TraceSummary
 
 WORK = [KINDS.index(k) for k in WORK_KINDS]
 
@@ -95,3 +103,36 @@ async def test_real_with_stack_traces_show_both_halves_first(shared, name, size)
         assert gpu_and_launches_on_screen(t) == (True, True), screen_text(app)
         if name.startswith("tracelens/h100"):
             check(f"h100_bert_small_{size[0]}x{size[1]}", screen_text(app))
+
+
+def largest_device_gap_ns(path: Path) -> int:
+    """Worked out from the raw events: the longest time no kernel, copy or set runs."""
+    events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    work = sorted(
+        (float(e["ts"]), float(e["ts"]) + float(e["dur"]))
+        for e in events
+        if e.get("ph") == "X" and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")
+    )
+    longest, end = 0.0, work[0][1]
+    for start, stop in work[1:]:
+        longest, end = max(longest, start - end), max(end, stop)
+    return round(longest * 1000)
+
+
+async def test_the_default_example_shows_a_gpu_stream_and_a_cpu_thread_and_g_finds_a_gap():
+    """What `trace-tui` with no file opens, at the smallest size: the header names the bundled
+    example, the GPU stream and the launching thread are on screen, and `g` lands on the
+    longest idle gap of the GPU."""
+    path, shown_as = chosen(argparse.Namespace(path=None, sample=None))
+    async with loaded(path, (80, 24), shown_as=shown_as) as (pilot, app):
+        t = app.query_one(Timeline)
+        header = str(app.query_one(TraceSummary).render())
+        assert header.startswith("bundled example: BERT-small, H100 (TraceLens, MIT) · 8.39 ms")
+        assert gpu_and_launches_on_screen(t) == (True, True), screen_text(app)
+        await pilot.press("g")
+        gap = t.selected_gap
+        assert gap >= 0 and t.selected < 0
+        length = int(t.gaps.end[gap]) - int(t.gaps.start[gap])
+        assert abs(length - largest_device_gap_ns(Path(path))) < 1000  # µs floats in the file
+        details = str(app.query_one(SliceDetails).render())
+        assert "248 us (every GPU stream idle)" in details and "host wait" in details

@@ -7,7 +7,7 @@ import sys
 
 import orjson
 
-from tui.commands.loading import add_load_flags, load
+from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load
 from tui.model.present.info import report, summary
 
 
@@ -17,14 +17,12 @@ class InfoCommand:
     description = "Print what a trace holds, as loaded."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "path", nargs="?", help="trace file or folder; default: the bundled sample"
-        )
+        add_path_or_sample(parser, "trace file or folder")
         parser.add_argument("--json", action="store_true", help="machine-readable output")
         add_load_flags(parser)
 
     def run(self, args: argparse.Namespace) -> int:
-        info = summary(load(args, args.path))
+        info = summary(load(args, chosen_headless(args)))
         if args.json:
             sys.stdout.buffer.write(
                 orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
-from tui.commands.command import PROG, CommandError
+from tui.commands.command import PROG, CommandError, warn
 from tui.model.errors import TraceError
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.footprint import available_memory, estimate_memory
@@ -17,14 +18,64 @@ from tui.model.passes import load_trace
 from tui.model.text import printable
 from tui.model.trace import Trace
 
-# The trace opened when no file is named: one our own backend made, shipped in the package.
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
-DEFAULT_SAMPLE = "transformer_128_cpu.pt.trace.json.gz"
 
 
-def default_sample() -> Path:
-    """The bundled sample trace (in the wheel, so any install opens it)."""
-    return SAMPLES / DEFAULT_SAMPLE
+@dataclass(frozen=True)
+class Sample:
+    """A trace shipped in the package (in the wheel, so any install opens it)."""
+
+    file: str
+    about: str  # the header's name for it, in place of a path in site-packages
+
+    @property
+    def path(self) -> Path:
+        return SAMPLES / self.file
+
+
+# What `trace-tui` opens with no file named. The default is a small real GPU trace from
+# TraceLens's tests (MIT; tui/samples/README.md) until our backend has run on a GPU: a first
+# look should show CPU against GPU, which our own CPU sample cannot.
+SAMPLE_CHOICES = {
+    "gpu": Sample(
+        "h100_bert_small.json.gz",
+        "bundled example: BERT-small, H100 (TraceLens, MIT)",
+    ),
+    "cpu": Sample(
+        "transformer_128_cpu.pt.trace.json.gz",
+        "bundled example: transformer decode, CPU (ours)",
+    ),
+}
+DEFAULT_SAMPLE = "gpu"
+
+
+def add_path_or_sample(parser: argparse.ArgumentParser, what: str) -> None:
+    """The trace a command reads: a path, or one of the bundled samples (the GPU one when
+    neither is given)."""
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("path", nargs="?", help=f"{what}; default: a bundled example")
+    which.add_argument(
+        "--sample",
+        choices=sorted(SAMPLE_CHOICES),
+        help="open a bundled example: gpu (the default, an H100 trace) or cpu (ours)",
+    )
+
+
+def chosen(args: argparse.Namespace) -> tuple[str, str | None]:
+    """(the path to read, the header's name for it: None for a path the user named)."""
+    if args.path is not None:
+        return args.path, None
+    sample = SAMPLE_CHOICES[args.sample or DEFAULT_SAMPLE]
+    return str(sample.path), sample.about
+
+
+def chosen_headless(args: argparse.Namespace) -> str:
+    """The path for a text command; a bundled example is named on stderr, so that the output
+    (JSON included) stays the trace's own."""
+    path, about = chosen(args)
+    if about is not None:
+        warn(f"no trace named: reading the {about}")
+    return path
 
 
 def add_load_flags(parser: argparse.ArgumentParser) -> None:
@@ -57,10 +108,8 @@ def cache_for(args: argparse.Namespace) -> ModelCache | None:
     return None if args.no_cache else ModelCache()
 
 
-def load(args: argparse.Namespace, path: str | None) -> Trace:
-    """Load for a headless command (`path` None: the bundled sample); a trace that cannot be
-    read is a CommandError."""
-    path = path or str(default_sample())
+def load(args: argparse.Namespace, path: str) -> Trace:
+    """Load for a headless command; a trace that cannot be read is a CommandError."""
     try:
         check_start(path)
         enough_memory(path, args, ask=False)  # it warns; a headless load goes on

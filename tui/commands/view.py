@@ -10,7 +10,13 @@ import tempfile
 from pathlib import Path
 
 from tui.commands.command import PROG, CommandError
-from tui.commands.loading import add_load_flags, cache_for, default_sample, enough_memory
+from tui.commands.loading import (
+    add_load_flags,
+    add_path_or_sample,
+    cache_for,
+    chosen,
+    enough_memory,
+)
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.source import max_stream_bytes
@@ -23,11 +29,8 @@ class ViewCommand:
     description = "View a PyTorch profiler (Chrome format) trace in the terminal."
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument(
-            "path",
-            nargs="?",
-            help="trace file (.json, .json.gz) or a "
-            "tensorboard_trace_handler folder; default: a bundled sample",
+        add_path_or_sample(
+            parser, "trace file (.json, .json.gz) or a tensorboard_trace_handler folder"
         )
         parser.add_argument(
             "new",
@@ -42,10 +45,9 @@ class ViewCommand:
         add_load_flags(parser)
 
     def run(self, args: argparse.Namespace) -> int:
-        path = args.path or str(default_sample())
+        path, shown_as = chosen(args)
         if args.list:
             return _list(path)
-        shown_as = None
         if path == "-":
             path, shown_as = _spool_stdin(), "standard input"
         try:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tui.commands.command import CommandError, add_format, warn
-from tui.commands.loading import add_load_flags, load, rank_set
+from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load, rank_set
 from tui.commands.summary import graphs, ranks, roofline, table, tree
 from tui.commands.summary.capture import capture_trace
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
@@ -59,9 +59,7 @@ class SummaryCommand:
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
         parser.set_defaults(**DEFAULTS)
-        parser.add_argument(
-            "path", nargs="?", help="trace file or folder; default: the bundled sample"
-        )
+        add_path_or_sample(parser, "trace file or folder")
         add_format(parser)
         parser.add_argument(
             "--sort",
@@ -132,7 +130,8 @@ class SummaryCommand:
 
     def run(self, args: argparse.Namespace) -> int:
         view = _checked_view(args)
-        found, why = rank_set(args.path)
+        path = chosen_headless(args)
+        found, why = rank_set(path)
         if why is not None:
             warn(why)
         if found is not None:
@@ -140,7 +139,7 @@ class SummaryCommand:
                 raise CommandError("--capture reads one trace's graph replays: not a rank set", 2)
             ranks.show(found, args)
             return 0
-        trace = load(args, args.path)
+        trace = load(args, path)
         # Only the op table's Roofline line and --roofline read the capture.
         uses = view is None or view is VIEWS["roofline"]
         args.capture_trace = capture_trace(args) if uses else None
