@@ -203,7 +203,7 @@ def test_roofline_text_json_and_what_it_cannot_show(shared):
     assert doc["roofline"]["window"]["mfu"] == pytest.approx(0.1179, abs=5e-5)
     gpu_no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--top", "1")
     assert "Roofline" in gpu_no_shapes.stdout and "record_shapes=True" in gpu_no_shapes.stdout
-    assert "Roofline" not in run("summary", "--top", "1").stdout  # the CPU-only sample
+    assert "Roofline" not in run("summary", "--sample", "cpu", "--top", "1").stdout
     no_shapes = run("summary", str(DATA / "attribution.json"), "--roofline")
     assert no_shapes.returncode == 0 and "record_shapes=True" in no_shapes.stdout
     for extra in (["--roofline"], []):  # the summary's own Roofline line reads them too
