@@ -341,7 +341,7 @@ async def test_the_name_column_keeps_its_width_after_a_resize_and_a_filter(share
     async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
         await pilot.press("t")
         table = app.query_one(StatsTable)
-        await pilot.press("5")  # by CPU total: a long Python frame's name on top
+        await pilot.press("p", "5")  # frames listed, by CPU total: a long one on top
         await pilot.resize_terminal(160, 45)
         await pilot.pause(0.2)
         assert table.render_line(1).text.startswith(" torch/nn/modules/module.py(1743): _call_impl")
@@ -418,3 +418,22 @@ async def test_s_groups_the_ops_by_input_shape_and_enter_finds_a_call_of_that_sh
         await pilot.press("S")
         await pilot.pause()
         assert table.report.table.name == "ops" and table.scroll_x == 0  # from its Name on
+
+
+async def test_p_lists_the_python_frames_the_table_counts_and_the_pane_keeps_it(tmp_path):
+    from tests.deep_stack import write_deep_stack
+
+    path = write_deep_stack(tmp_path / "deep.json", depth=5)  # 11 Python frames
+    async with loaded(path, (120, 30)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        first = str(app.query_one("#strip").render()).splitlines()[0]
+        assert "11 Python frames not listed (p)" in first
+        assert "aten::addmm" in names(table) and not any(".py(" in n for n in names(table))
+        await pilot.press("p")
+        assert "model.py(0): forward" in names(table)
+        assert "Python frames listed (p)" in str(app.query_one("#strip").render())
+        await pilot.press("t", "t")  # closed and opened again: as it was left
+        assert "model.py(0): forward" in names(app.query_one(StatsTable))
+        await pilot.press("p")
+        assert not any(".py(" in n for n in names(app.query_one(StatsTable)))

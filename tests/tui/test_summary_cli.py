@@ -241,3 +241,32 @@ def test_flags_a_view_does_not_take_are_refused(shared):
         assert done.returncode == 2 and "not allowed with" in done.stderr and not done.stdout
     no_shapes = run("summary", str(shared / "hta" / "a100_alexnet.json.gz"), "--sort", "tflops")
     assert no_shapes.returncode == 2 and "record_shapes=True" in no_shapes.stderr
+
+
+def test_python_frames_are_counted_under_the_table_and_listed_with_a_flag(tmp_path):
+    from tests.deep_stack import write_deep_stack
+
+    path = str(write_deep_stack(tmp_path / "deep.json", depth=5))  # 11 Python frames
+    done = run("summary", path, "--top", "0")
+    assert done.returncode == 0, done.stderr
+    said = "11 Python-frame rows (with_stack=True) not listed, their time in the totals: "
+    assert done.stdout.endswith(said + "--python-frames lists them\n")
+    table = done.stdout.split("\n\n")[-2]  # the op table, above the line
+    assert "model.py(" not in table and "aten::addmm" in table
+    listed = run("summary", path, "--top", "0", "--python-frames")
+    assert "model.py(0): forward" in listed.stdout.split("\n\n")[-1]
+    assert "not listed" not in listed.stdout
+    # The totals above the table are the same either way.
+    assert done.stdout.split("\n\n")[0] == listed.stdout.split("\n\n")[0]
+    doc = json.loads(run("summary", path, "--format", "json", "--top", "0").stdout)
+    assert doc["python_frames_hidden"] == 11
+    assert not any(".py(" in row["name"] for row in doc["rows"])
+    doc = json.loads(run("summary", path, "--format", "json", "--python-frames").stdout)
+    assert doc["python_frames_hidden"] == 0
+
+
+@pytest.mark.parametrize("other", ["--kernels", "--tree", "--roofline"])
+def test_python_frames_is_a_flag_of_the_op_table_only(other):
+    done = run("summary", str(DATA / "attribution.json"), "--python-frames", other)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--python-frames" in done.stderr

@@ -19,7 +19,7 @@ from tui.model.present.report import overlapping_steps, summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tables import default_sort, scope_report, table_for
-from tui.model.text import printable
+from tui.model.text import counted, printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
@@ -38,6 +38,7 @@ class PaneState:
     sort: tuple[str, int, bool]  # key, column pressed, descending
     marked: tuple[int, int] | None
     by_shape: bool = False
+    frames: bool = False
 
 
 class StatsPane(Pane):
@@ -59,6 +60,7 @@ class StatsPane(Pane):
         Binding("x", "toggle_kernels", "Ops/kernels"),
         Binding("S", "toggle_shapes", "Ops by input shape"),
         Binding("v", "next_scope", "Stats scope"),
+        Binding("p", "toggle_frames", "Python frames", show=False),
         Binding("i", "toggle_strip", "Summary in full"),
         Binding("slash", "filter", "Filter the table", show=False),
         Binding(
@@ -86,6 +88,8 @@ class StatsPane(Pane):
         self.last = last  # how the pane was left, to open it so again
         self.kernels = last.kernels if last is not None else False
         self.by_shape = last.by_shape if last is not None else False
+        # The op table's Python-frame rows (with_stack=True), counted but not listed unless asked.
+        self.frames = last.frames if last is not None else False
         self.reading_shapes = False  # every op's shapes are being read (in a thread)
         self.scope_name = "trace"
         self.scope_label = "trace"
@@ -149,10 +153,12 @@ class StatsPane(Pane):
         if not tables:  # closed before it was built (`t t`): as it was opened
             default = (default_sort(self.trace, table_for(self.kernels, self.by_shape)), -1, True)
             sort = self.last.sort if self.last is not None else default
-            return PaneState(self.kernels, self.scope_name, sort, self.marked, self.by_shape)
-        table = tables.first()
-        sort = (table.sort_key, table.sort_column, table.descending)
-        return PaneState(self.kernels, self.scope_name, sort, self.marked, self.by_shape)
+        else:
+            table = tables.first()
+            sort = (table.sort_key, table.sort_column, table.descending)
+        return PaneState(
+            self.kernels, self.scope_name, sort, self.marked, self.by_shape, self.frames
+        )
 
     def on_resize(self, event: events.Resize) -> None:
         for table in self.query(StatsTable):
@@ -200,6 +206,12 @@ class StatsPane(Pane):
     @guarded
     def action_toggle_kernels(self) -> None:
         self.kernels = not self.kernels
+        self.rebuild()
+
+    @guarded
+    def action_toggle_frames(self) -> None:
+        """The op table's Python-frame rows listed, or counted only; the totals stay."""
+        self.frames = not self.frames
         self.rebuild()
 
     @guarded
@@ -258,13 +270,22 @@ class StatsPane(Pane):
         # Until the shapes are read, the table stays by name (the strip says they are coming).
         by_shape = self.by_shape and not self.reading_shapes
         report = scope_report(
-            self.trace, self.scope, self.kernels, roof=self.roof, by_shape=by_shape
+            self.trace,
+            self.scope,
+            self.kernels,
+            roof=self.roof,
+            by_shape=by_shape,
+            frames=self.frames,
         )
         summary = report.summary
         pairs = dict(summary_lines(summary, report.totals))
         # What the table covers first: the three lines shown by default must say it.
         kind = "Kernels" if self.kernels else "Ops by shape" if by_shape else "Ops"
         what = f"{kind} · scope {printable(self.scope_label)}"
+        if report.frames_hidden:
+            what += f" · {counted(report.frames_hidden, 'Python frame')} not listed (p)"
+        elif self.frames and any(isinstance(r, OpStat) and r.python for r in report.rows):
+            what += " · Python frames listed (p)"
         lines = Text(f" {what} ", style="bold reverse")
         lines.append(f" {summary.verdict.label.upper()}", style="bold")
         note = verdict_note(
@@ -274,7 +295,8 @@ class StatsPane(Pane):
             lines.append(f": {note}", style="bold")
         lines.append(f"  {printable(pairs['Why'])}\n")
         lines.append(
-            "(x ops/kernels, S by shape, v scope, i all of this, 1-9 or a header click sorts, "
+            "(x ops/kernels, S by shape, v scope, p Python frames, i all of this, 1-9 or a "
+            "header click sorts, "
         )
         lines.append("enter: longest)\n")
         shown = [(label, pairs[label]) for label in list(pairs)[2:]]
@@ -311,6 +333,8 @@ class StatsPane(Pane):
                 f"No {what[:-1]} name holds “{printable(table.filter_text)}” "
                 f"({len(report.rows)} rows hidden): edit or clear the filter."
             )
+        elif report.frames_hidden:
+            text = f"Only Python frames in scope {printable(self.scope_label)}: p lists them."
         elif self.kernels and not scope_report(self.trace, Scope(), kernels=True).rows:
             text = "No GPU work in this trace (it ran on the CPU only): x shows the ops."
         else:

@@ -25,6 +25,7 @@ DEFAULTS: dict[str, object] = {
     "weight": None,
     "view": "top-down",
     "depth": 12,
+    "python_frames": False,
 }
 
 
@@ -41,9 +42,9 @@ class View:
 # The roofline and the graphs take --top (rows, nodes per graph); a step's tree is --step N,
 # and the tree's rows are --depth.
 VIEWS = {
-    "roofline": View(roofline.show, ("sort", "step")),
-    "graphs": View(graphs.show, ("sort", "step")),
-    "tree": View(tree.show, ("sort", "top")),
+    "roofline": View(roofline.show, ("sort", "step", "python_frames")),
+    "graphs": View(graphs.show, ("sort", "step", "python_frames")),
+    "tree": View(tree.show, ("sort", "top", "python_frames")),
 }
 TREE_FLAGS = ("weight", "view", "depth")  # they shape --tree's output: refused without it
 
@@ -73,6 +74,12 @@ class SummaryCommand:
         )
         parser.add_argument(
             "--step", type=_step_number, help="only ProfilerStep#N (N, or its name)"
+        )
+        parser.add_argument(
+            "--python-frames",
+            action="store_true",
+            help="list the op table's Python-frame rows (with_stack=True traces), which by "
+            "default are counted under the table but not listed; the totals are the same",
         )
         shown = parser.add_mutually_exclusive_group()  # one table or view at a time
         shown.add_argument("--kernels", action="store_true", help="the kernel table, not the ops")
@@ -155,11 +162,13 @@ def _checked_view(args: argparse.Namespace) -> View | None:
     if view is not None:
         given = [f for f in view.refuses if getattr(args, f) != DEFAULTS[f]]
         if given:
-            names = ", ".join("--" + f for f in given)
+            names = ", ".join("--" + f.replace("_", "-") for f in given)
             raise CommandError(f"--{picked[0]} lists its own rows: not with {names}", 2)
     loose = [f for f in TREE_FLAGS if getattr(args, f) != DEFAULTS[f]]
     if loose and not args.tree:
         raise CommandError(f"--{loose[0]} shapes --tree's output: add --tree", 2)
+    if args.kernels and args.python_frames:
+        raise CommandError("--python-frames lists rows of the op table: not with --kernels", 2)
     table.sort_key(args)
     if args.top < 0:
         raise CommandError("--top must be 0 or more", 2)

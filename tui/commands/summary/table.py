@@ -38,7 +38,9 @@ def show(trace: Trace, args: argparse.Namespace, scope: Scope) -> None:
         line, roof = summary_roofline(trace, args.peaks, args.capture_trace)
     except ValueError as e:
         raise CommandError(f"--peaks: {e}", 2) from e
-    result = scope_report(trace, scope, args.kernels, sort, roof, args.by_shape)
+    result = scope_report(
+        trace, scope, args.kernels, sort, roof, args.by_shape, frames=args.python_frames
+    )
     if sort in WORK_SORTS and not any(c.key == sort for c in result.columns):
         why = (note(roof) if roof is not None else line) or NO_SHAPES
         raise CommandError(f"--sort {sort}: {why}", 2)

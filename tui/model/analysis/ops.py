@@ -9,7 +9,7 @@ import numpy as np
 
 from tui.model.arrays import F64, I64
 
-from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW
+from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW, PYTHON_FRAME_CATEGORY
 from ..text import counted
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
@@ -45,6 +45,7 @@ class OpStat:
     cuda_min_ns: int = 0  # a call's CUDA total, least and most
     cuda_max_ns: int = 0
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
+    python: bool = False  # a Python frame (`with_stack=True`): the tables leave it out by default
 
     @property
     def key(self) -> str:
@@ -111,6 +112,7 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
     labels = _group_labels(trace, groups)
     first = np.zeros(n, np.int64)  # a row of each group: its name and shapes
     first[group] = picked
+    python = trace.category_test(lambda c: c.lower() == PYTHON_FRAME_CATEGORY)[s.cat[first]]
     stats = [
         OpStat(
             labels[int(groups[s.name[first[g]]])],
@@ -128,6 +130,7 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
             cpu_max_ns=int(cpu_range[1][g]),
             cuda_min_ns=int(cuda_range[0][g]),
             cuda_max_ns=int(cuda_range[1][g]),
+            python=bool(python[g]),
         )
         for g in range(n)
     ]

@@ -128,6 +128,7 @@ def as_json(
         "steps": STEPS.view(summary.steps).records(),
         "table": report.table.name,
         "sort": report.sort,
+        "python_frames_hidden": report.frames_hidden,
         "rows": report.view(top).records(),
     }
     return dumps(doc)
@@ -301,7 +302,17 @@ def as_text(
         out.append(f"No {what} in this {'trace' if scope is None else 'scope'}.")
         return "\n".join(out) + "\n"
     out += lines(report.view(top).grid(), markdown)
+    if report.frames_hidden:
+        out += ["", frames_hidden_line(report.frames_hidden, "--python-frames")]
     return "\n".join(out) + "\n"
+
+
+def frames_hidden_line(hidden: int, how: str) -> str:
+    """Under an op table that leaves its Python-frame rows out: how many, and what lists them."""
+    return (
+        f"{counted(hidden, 'Python-frame row')} (with_stack=True) not listed, their time in "
+        f"the totals: {how} lists them"
+    )
 
 
 def overlapping_steps(steps: list[StepRow]) -> str | None:

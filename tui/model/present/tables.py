@@ -49,6 +49,7 @@ class ScopeReport(Generic[S]):
     rows: list[S]  # every row of the scope, sorted
     totals: Totals
     sort: str
+    frames_hidden: int = 0  # Python-frame rows left out of `rows` (scope_report's `frames`)
 
     def view(self, top: int = 0) -> View[S]:
         """The first `top` rows (0: all) under the columns shown."""
@@ -77,10 +78,13 @@ def scope_report(
     sort: str | None = None,
     roof: Roofline | None = None,
     by_shape: bool = False,
+    frames: bool = False,
 ) -> AnyScopeReport:
     """The summary strip, the table's rows and the totals for a scope (default: the trace);
     with `roof`, the rows carry the FLOPs and roof of their modelled calls; `by_shape`: the op
-    table by name and input shapes (every op's args are read once, about a second a million).
+    table by name and input shapes (every op's args are read once, about a second a million);
+    `frames`: the op table keeps its Python-frame rows (`with_stack=True`), which otherwise
+    fill its top with wrappers and are only counted. The totals are the same either way.
 
     The summary covers the scope's window, or the profiled steps for a scope without one. The
     last REPORTS_KEPT are kept: the pane asks again at every `x` and `v`.
@@ -91,12 +95,12 @@ def scope_report(
         roof = None
     # One trace's roofline is fixed by its peaks.
     by_shape = by_shape and not kernels
-    key = (scope, kernels, sort, roof is not None, roof.peaks if roof else None, by_shape)
+    key = (scope, kernels, sort, roof is not None, roof.peaks if roof else None, by_shape, frames)
     found = kept.get(key)
     if found is not None:
         kept.move_to_end(key)
         return found
-    kept[key] = report = _scope_report(trace, scope, kernels, sort, roof, by_shape)
+    kept[key] = report = _scope_report(trace, scope, kernels, sort, roof, by_shape, frames)
     while len(kept) > REPORTS_KEPT:
         kept.popitem(last=False)
     return report
@@ -109,6 +113,7 @@ def _scope_report(
     sort: str | None,
     roof: Roofline | None,
     by_shape: bool,
+    frames: bool,
 ) -> AnyScopeReport:
     ops = op_stats(trace, scope)  # the totals are the same by name or by shape
     summary = summarize(trace, scope=scope)
@@ -125,7 +130,9 @@ def _scope_report(
     if roof is not None:
         found = op_work(trace, roof, scope, by_shape)
         op_rows = [replace(r, work=found.get(r.key)) for r in op_rows]
-    return _made(trace, summary, table, op_rows, totals, sort, roof is not None)
+    kept = op_rows if frames else [r for r in op_rows if not r.python]
+    report = _made(trace, summary, table, kept, totals, sort, roof is not None)
+    return replace(report, frames_hidden=len(op_rows) - len(kept))
 
 
 def default_sort(trace: Trace, table: Table[Any]) -> str:
