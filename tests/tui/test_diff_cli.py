@@ -74,3 +74,27 @@ def test_bad_input_is_one_line_naming_the_file(pair, tmp_path):
     assert missing.returncode == 1 and "nope.json" in missing.stderr
     bad_sort = run("diff", *pair, "--sort", "nonsense")
     assert bad_sort.returncode == 2 and "--sort nonsense" in bad_sort.stderr
+
+
+def test_the_gate_names_ops_not_the_python_frames_that_grew_most(tmp_path):
+    """NEW runs 10% slower throughout, and its innermost outer Python frame gains 300 us of its
+    own: the gate names the ops that grew, never a frame."""
+    import json
+
+    from tests.deep_stack import deep_stack_events
+
+    base, new = deep_stack_events(depth=5), deep_stack_events(depth=5)
+    for e in new:
+        if e["ph"] == "X":
+            e["ts"], e["dur"] = e["ts"] * 1.1, e["dur"] * 1.1
+            if e["name"].startswith("frames.py("):
+                e["dur"] += 300  # each level ends 300 us later: only the innermost gains
+    paths = [tmp_path / "base.json", tmp_path / "new.json"]
+    for path, events in zip(paths, (base, new), strict=True):
+        path.write_text(json.dumps({"traceEvents": events}))
+    listed = run("summary", str(paths[1]), "--python-frames", "--sort", "self_cpu", "--top", "1")
+    assert "frames.py(4): level_4" in listed.stdout.split("\n\n")[-1]  # the most Self CPU
+    done = run("diff", *map(str, paths), "--fail-on-regression", "1")
+    assert done.returncode == 3, done.stderr
+    grown = done.stderr.split("most grown: ", 1)[1]
+    assert ".py(" not in grown and "aten::addmm" in grown

@@ -12,7 +12,7 @@ counts compare fairly.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -73,6 +73,7 @@ class DiffRow:
     base: dict[str, int] | None
     new: dict[str, int] | None
     replaced: tuple[list[str], list[str]] = ([], [])  # regions: kernels only in BASE, only NEW
+    python: bool = False  # an op row that is a Python frame (with_stack=True) on either side
 
     @property
     def status(self) -> str:
@@ -106,7 +107,8 @@ class TraceDiff:
 def diff(base: Trace, new: Trace) -> TraceDiff:
     """Compare NEW with BASE: headline numbers, the op, kernel and region tables."""
     sides = [_side(t, summarize(t, scope=Scope())) for t in (base, new)]
-    ops = _rows([_op_values(t) for t in (base, new)])
+    frames = _python_frames(base) | _python_frames(new)
+    ops = [replace(r, python=r.name in frames) for r in _rows([_op_values(t) for t in (base, new)])]
     kernels = _rows([_kernel_values(t) for t in (base, new)])
     region_values = [_regions(t) for t in (base, new)]
     regions = [
@@ -166,6 +168,11 @@ def _op_values(trace: Trace) -> dict[str, dict[str, int]]:
         for column, value in values.items():
             seen[column] += value
     return out
+
+
+def _python_frames(trace: Trace) -> set[str]:
+    """The op names that are Python frames, as `_op_values` names them."""
+    return {OBJECT_ADDRESS.sub("", o.name) for o in op_stats(trace, Scope()) if o.python}
 
 
 def _kernel_values(trace: Trace) -> dict[str, dict[str, int]]:

@@ -105,9 +105,11 @@ def as_text(d: TraceDiff, sort: str | None, top: int, markdown: bool) -> str:
 
 def drivers(d: TraceDiff, metric: str, n: int = 3) -> list[str]:
     """The op rows that grew most where `metric` is spent: Self CPU and Self CUDA for the step
-    and the window, Self CUDA for the GPU's own numbers."""
+    and the window, Self CUDA for the GPU's own numbers. Python frames are left out, as the op
+    table leaves them out: the ops they wrap are named instead."""
     columns = ("self_cpu_ns", "self_cuda_ns") if metric in ("step", "window") else ("self_cuda_ns",)
-    found = [(r.delta(c), r.name, c) for c in columns for r in d.ops if r.delta(c) > 0]
+    ops = [r for r in d.ops if not r.python]
+    found = [(r.delta(c), r.name, c) for c in columns for r in ops if r.delta(c) > 0]
     found.sort(key=lambda f: (-f[0], f[1]))
     return [f"{name} ({signed(delta, c)} {header(c)})" for delta, name, c in found[:n]]
 
