@@ -136,3 +136,5 @@ async def test_the_default_example_shows_a_gpu_stream_and_a_cpu_thread_and_g_fin
         assert abs(length - largest_device_gap_ns(Path(path))) < 1000  # µs floats in the file
         details = str(app.query_one(SliceDetails).render())
         assert "248 us (every GPU stream idle)" in details and "host wait" in details
+        # What the CPU did meanwhile: the main thread's call covering most of the gap.
+        assert "inspect.py(2501): _signature_from_callable on python3 19392 covers" in details

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..analysis.attribution import op_tree
 from ..analysis.compiled import under_region
+from ..analysis.gap_cpu import gap_cpu
 from ..analysis.gaps import CAUSES, Gaps
 from ..analysis.graphs import graphs, replay_of
 from ..analysis.memory import counter_series
@@ -167,7 +168,8 @@ def _started(trace: Trace, rows: list[int], t: int) -> str:
 
 
 def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
-    """An idle gap: where, how long, and why (HTA's rule)."""
+    """An idle gap: where, how long, why (HTA's rule) and what the CPU did meanwhile, before
+    the work that ended it (the first rows are what a small terminal shows)."""
     lane = trace.lanes[int(gaps.lane[index])]
     start, end = int(gaps.start[index]), int(gaps.end[index])
     device = trace.processes[lane.process].name
@@ -178,18 +180,27 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
         ("from", _when(trace, start)),
         ("to", _when(trace, end)),
         ("cause", CAUSES[int(gaps.cause[index])]),
-        ("next work", f"{trace.slice_name(int(gaps.next_work[index]))} on {lane.name}"),
     ]
-    for row, covered in overlapping(trace, start, end)[:3]:
-        lane = trace.lane_of(row)
-        out.append(
-            (
-                "CPU waiting",
-                f"{trace.slice_name(row)} on {lane.name} covers "
-                f"{format_duration(covered)} ({covered / max(end - start, 1):.0%}) of it",
-            )
+
+    def covers(row: int, covered: int) -> str:
+        return (
+            f"{trace.slice_name(row)} on {trace.lane_of(row).name} covers "
+            f"{format_duration(covered)} ({covered / max(end - start, 1):.0%}) of it"
         )
+
+    syncs = overlapping(trace, start, end)[:3]
+    cpu = gap_cpu(trace, start, end)
+    if cpu.dataloader_ns:
+        share = cpu.dataloader_ns / max(end - start, 1)
+        out.append(("DataLoader", f"covers {format_duration(cpu.dataloader_ns)} ({share:.0%})"))
+    waiting = {row for row, _ in syncs}
     launch = launch_of_work(trace, int(gaps.next_work[index]))
+    # The thread that launched the work ending the gap first: what it did is why it ended then.
+    launcher = trace.lane_of(launch) if launch >= 0 else None
+    calls = sorted(cpu.calls, key=lambda c: trace.lane_of(c[0]) != launcher)
+    out += [("CPU in", covers(r, c)) for r, c in calls if r not in waiting]
+    out += [("CPU waiting", covers(r, c)) for r, c in syncs]
+    out.append(("next work", f"{trace.slice_name(int(gaps.next_work[index]))} on {lane.name}"))
     if launch >= 0:
         issued = int(trace.slices.start[launch]) - start
         out.append(
