@@ -239,3 +239,13 @@ async def test_the_strip_cache_is_bounded_and_a_theme_change_repaints(ui):
     after = t.render_line(2)
     assert after is not before and after is not first
     assert after.text == before.text  # same content, painted again in the new styles
+
+
+async def test_f_on_a_gap_fits_the_view_to_it_again(ui):
+    pilot, t = ui
+    await pilot.press("g")
+    fitted = t.window
+    await pilot.press("s", "s", "s", "a", "a")  # zoomed out and panned away
+    assert t.window != fitted
+    await pilot.press("f")
+    assert t.window == fitted and t.selected_gap >= 0

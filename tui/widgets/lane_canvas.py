@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.model.present.details import counter_value
+from tui.model.present.details import MEMORY_SCALE_FLOOR, counter_value, is_memory
 from tui.model.present.kinds import KINDS
 from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
 from tui.model.present.rows import COLLAPSED, FULL, DisplayRow
@@ -233,7 +233,10 @@ class LaneCanvas(ScrollView, can_focus=False):
         width = self.draw_width
         if row.counter >= 0:
             series = scene.counters[row.counter]
-            spark, values = sparkline(series.ts, series.values, *view.window, self.cells_width)
+            floor = MEMORY_SCALE_FLOOR if is_memory(series.name) else 0.0
+            spark, values = sparkline(
+                series.ts, series.values, *view.window, self.cells_width, floor
+            )
             style = self._look("timeline--counter")
             # The scale: the highest value in view, at the row's end (the bars are relative).
             top = float(values.max()) if len(values) else 0.0

@@ -233,9 +233,19 @@ def _value(value: Any) -> str:
         return "(too deeply nested to show)"
 
 
+# A memory row's bars are scaled to at least this: an allocator series of a few bytes (a CPU
+# scalar) would otherwise fill its row as if memory were full.
+MEMORY_SCALE_FLOOR = float(1 << 20)
+
+
+def is_memory(name: str) -> bool:
+    """Whether a counter is one of the allocator's series (bytes)."""
+    return name.endswith((" allocated", " reserved"))
+
+
 def counter_value(name: str, value: float) -> str:
     """A counter's value: in bytes for the allocator's series, else as a number."""
-    return format_bytes(value) if name.endswith((" allocated", " reserved")) else f"{value:,.6g}"
+    return format_bytes(value) if is_memory(name) else f"{value:,.6g}"
 
 
 def counter_details(trace: Trace, counter: int, window: tuple[int, int]) -> list[tuple[str, str]]:

@@ -34,9 +34,12 @@ class Cells:
 SPARK = " ▁▂▃▄▅▆▇█"
 
 
-def sparkline(ts: I64, values: F64, t0: int, t1: int, width: int) -> tuple[str, F64]:
-    """A counter over [t0, t1) as block characters scaled to its highest value in view, and
-    that value per cell (the highest the counter reached in the cell)."""
+def sparkline(
+    ts: I64, values: F64, t0: int, t1: int, width: int, floor: float = 0.0
+) -> tuple[str, F64]:
+    """A counter over [t0, t1) as block characters scaled to its highest value in view, or to
+    `floor` where that is higher (so a few bytes never draw as a full row), and that value per
+    cell (the highest the counter reached in the cell)."""
     edges = t0 + (np.arange(width + 1, dtype=np.float64) * ((t1 - t0) / width)).astype(np.int64)
     if len(ts) == 0:
         return " " * width, np.zeros(width)
@@ -46,7 +49,7 @@ def sparkline(ts: I64, values: F64, t0: int, t1: int, width: int) -> tuple[str, 
     last = np.searchsorted(ts, edges[1:], side="left")
     for cell in np.flatnonzero(last > first).tolist():
         value[cell] = max(value[cell], float(values[first[cell] : last[cell]].max()))
-    top = float(value.max()) if len(value) else 0.0
+    top = max(float(value.max()) if len(value) else 0.0, floor)
     if top <= 0:
         return "".join(SPARK[1] if v < 0 else " " for v in value), value
     levels = np.clip(np.ceil(value / top * (len(SPARK) - 1)), 0, len(SPARK) - 1).astype(int)
