@@ -330,3 +330,30 @@ def test_the_verdict_names_a_call_chain_once(tmp_path):
     path.write_text(json.dumps({"traceEvents": events}))
     e = summarize(load_trace(path)).verdict.evidence
     assert [n for n, _ in e.covers] == ["a.py(1): outer", "aten::item"]
+
+
+def test_with_no_launch_calls_the_verdict_is_not_overhead_bound(tmp_path):
+    """CUPTI's range profiler writes its ranges on the device and no kernels or launches: the
+    GPU is 16% busy, but what launching costs is unknown, not 0 ns against 0 ns."""
+    from tui.model.analysis.summary import summarize
+    from tui.model.ingest import load_trace
+
+    def x(name: str, cat: str, pid: int, ts: int, dur: int) -> dict:
+        return {"ph": "X", "cat": cat, "name": name, "pid": pid, "tid": 7, "ts": ts, "dur": dur}
+
+    events = [
+        x("ProfilerStep#1", "user_annotation", 1, 0, 1000),
+        x("aten::mm", "cpu_op", 1, 10, 100),
+        x("aten::mm", "cpu_op", 1, 500, 100),
+        x("range 0", "cuda_profiler_range", 0, 20, 80),
+        x("range 1", "cuda_profiler_range", 0, 510, 80),
+    ]
+    path = tmp_path / "ranges.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    verdict = summarize(load_trace(path)).verdict
+    assert verdict.evidence.gpu_busy == pytest.approx(0.16) and verdict.evidence.launches == 0
+    assert verdict.label == "mixed"
+    assert "launch calls took" not in verdict.reason and "0 pieces" not in verdict.reason
+    assert verdict.reason.endswith(
+        "no launch calls in this window, so what launching costs is not known"
+    )

@@ -21,8 +21,9 @@ Rules, in this order (thresholds also in the README):
 - `copy-bound`: blocking copies during which the GPU ran (almost) nothing cover at least
   CAUSE_SHARE of the idle time (the CPU waits for the copy, the host or the link, not for GPU
   work: syncs.waiting_syncs);
-- `overhead-bound`: GPU busy < BUSY_LOW, and launches cost at least the GPU time they started or
-  at least SHORT_KERNELS of the pieces of work are shorter than their launch;
+- `overhead-bound`: GPU busy < BUSY_LOW, the window holds launch calls, and they cost at least
+  the GPU time they started or at least SHORT_KERNELS of the pieces of work are shorter than
+  their launch;
 - `mixed`: anything else (including a mostly idle GPU whose launches are cheap: the CPU is busy
   with something other than launching, named in the evidence).
 """
@@ -395,8 +396,12 @@ def _label(e: Evidence, has_work: bool) -> str:
         return "sync-bound"
     if e.idle_share(e.copy_idle_ns) >= CAUSE_SHARE:
         return "copy-bound"
-    if e.gpu_busy < BUSY_LOW and (
-        e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS
+    # With no launch calls in the trace (CUPTI's range profiler records ranges, not kernels and
+    # their launches), launch overhead is not known: never "overhead-bound" on 0 ns against 0.
+    if (
+        e.gpu_busy < BUSY_LOW
+        and e.launches
+        and (e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS)
     ):
         return "overhead-bound"
     return "mixed"
@@ -437,10 +442,12 @@ def _reason(label: str, e: Evidence) -> str:
         " (a copy, not a wait for GPU work: pageable host memory, the link, or a queue waiting"
         " on an event from outside the trace)",
     }.get(label)
+    if not e.launches:
+        launch = "no launch calls in this window, so what launching costs is not known"
     if head is None:
         head = (
             f"{busy}, yet launches are cheap: the CPU is busy elsewhere"
-            if e.gpu_busy < BUSY_LOW
+            if e.gpu_busy < BUSY_LOW and e.launches
             else busy
         )
     return f"{head}{comm}{idle}; {launch}"
