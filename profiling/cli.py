@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "torch is not installed; install the profiling extra: "
             "pip install 'trace-tui[profiling]'"
         )
-    written = []
+    written: list[str] = []
+    devices: set[str] = set()
     for size in sizes:
         info = WORKLOADS[opts.workload]
         out = opts.out or (
@@ -132,10 +133,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if opts.table:
             print(result.table)
         written.append(str(result.path))
+        devices.add(str(result.device))
+    if opts.size == "pair" and devices == {"cpu"}:
+        why = "--device cpu" if opts.device == "cpu" else "no CUDA device was found"
+        print(
+            f"{PROG}: both ran on the CPU ({why}), so both traces show no GPU activity; the "
+            "pair's contrast (overhead-bound at 64, compute-bound at 4096) needs a GPU: "
+            "--device cuda",
+            file=sys.stderr,
+        )
     if opts.view:
         # The two halves meet only through the file: the viewer runs as its own process, through
-        # its documented entry point (`python -m tui`).
-        return subprocess.call([sys.executable, "-m", "tui", written[-1]])
+        # its documented entry point (`python -m tui`). A pair opens as BASE and NEW.
+        shown = written[-2:] if opts.size == "pair" else written[-1:]
+        return subprocess.call([sys.executable, "-m", "tui", *shown])
     return 0
 
 

@@ -114,3 +114,23 @@ def test_out_may_name_a_folder_for_several_sizes(tmp_path, capsys):
         main(["matmul", "--size", "4,8", "--device", "cpu", "--out", str(tmp_path / "o.json")]) == 2
     )
     assert "name a folder (--out prof/)" in capsys.readouterr().err
+
+
+def test_a_pair_on_the_cpu_says_why_both_show_no_gpu_and_views_as_base_and_new(
+    tmp_path, monkeypatch, capsys
+):
+    """`--size pair` (sizes made small here) on the CPU: one line says both traces have no GPU
+    activity and what the pair needs; `--view` opens the two as BASE and NEW."""
+    pytest.importorskip("torch")
+    from profiling import cli
+
+    monkeypatch.setattr(cli, "PAIR_SIZES", (4, 8))
+    started: list[list[str]] = []
+    monkeypatch.setattr(cli.subprocess, "call", lambda argv: started.append(argv) or 0)
+    argv = ["matmul", "--size", "pair", "--device", "cpu", "--steps", "1", "--out", f"{tmp_path}/"]
+    assert cli.main([*argv, "--view"]) == 0
+    err = capsys.readouterr().err
+    assert "both ran on the CPU (--device cpu), so both traces show no GPU activity" in err
+    assert "needs a GPU: --device cuda" in err
+    names = ["matmul_4_cpu.pt.trace.json.gz", "matmul_8_cpu.pt.trace.json.gz"]
+    assert started == [[sys.executable, "-m", "tui", *(str(tmp_path / n) for n in names)]]
