@@ -78,6 +78,8 @@ class PaneKind:
     paired: bool = False
 
 
+DETAILS_ROWS = 9  # the details box's height in app.tcss, kept unless the lanes leave rows spare
+
 PANES = (
     PaneKind("stats", "t", "Stats", StatsPane.opened),
     PaneKind("tree", "T", "Call tree", TreePane.opened),
@@ -103,6 +105,8 @@ class TraceScreen(Screen[None]):
         Binding("less_than_sign", "other_rank(-1)", "Rank before, same time", show=False),
         Binding("greater_than_sign", "other_rank(1)", "Rank after, same time", show=False),
         Binding("o", "other_trace", "Other trace"),
+        Binding("shift+down", "scroll_details(1)", "Scroll the details down", show=False),
+        Binding("shift+up", "scroll_details(-1)", "Scroll the details up", show=False),
     ]
 
     class OtherTraceWanted(Message):
@@ -150,6 +154,35 @@ class TraceScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.timeline.focus()
+        self.call_after_refresh(self._fit_details)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._fit_details)
+
+    def _fit_details(self) -> None:
+        """Rows the lanes leave empty go to the details box (a trace of few lanes shows all its
+        details); with more lanes than rows it keeps its height from app.tcss."""
+        box = self.query_one("#details")
+        if not box.display:
+            return
+        # From the screen's height, not the two boxes' current ones: those lag a resize.
+        others = [w for w in self.children if w.display and w not in (self.timeline, box)]
+        both = self.size.height - sum(w.outer_size.height for w in others)
+        height = both - len(self.timeline.rows)
+        if height > DETAILS_ROWS:
+            box.styles.height = box.styles.max_height = height
+        elif box.styles.height is not None:
+            box.styles.height = box.styles.max_height = None
+
+    def action_scroll_details(self, rows: int) -> None:
+        """The details box by a row (shift+down, shift+up), when it holds more than it shows."""
+        box = self.query_one("#details", VerticalScroll)
+        before = box.scroll_y
+        box.scroll_relative(y=rows, animate=False)
+        if box.max_scroll_y == 0:
+            self.timeline.say("The details show all they hold: nothing to scroll.")
+        elif box.scroll_y == before:
+            self.timeline.say(f"At the {'end' if rows > 0 else 'top'} of the details.")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane":
@@ -161,6 +194,8 @@ class TraceScreen(Screen[None]):
             return self.pair is not None
         if action == "close_search":
             return bool(self.query_one("#search").display)
+        if action == "scroll_details":  # hidden while a pane is open
+            return bool(self.query_one("#details").display)
         return True
 
     # --- the pane slot ----------------------------------------------------------------------
@@ -226,6 +261,7 @@ class TraceScreen(Screen[None]):
 
     @guarded
     def on_timeline_window_changed(self, message: Timeline.WindowChanged) -> None:
+        self._fit_details()  # lanes collapsed or expanded change the rows they need
         for ruler in self.query(TimeRuler):
             ruler.show(message.window, message.gutter, self.timeline.cells_width, message.marked)
         for pane in self._following():

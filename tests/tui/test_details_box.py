@@ -1,0 +1,38 @@
+"""The details box under the timeline: it takes the rows the lanes leave spare, and shift+up /
+shift+down scroll it when it holds more than it shows."""
+
+from __future__ import annotations
+
+from tests.bench.gen_trace import generate
+from tests.conftest import DATA
+from tests.tui.helpers import loaded
+from tui.screens.trace import DETAILS_ROWS
+from tui.widgets.timeline import Timeline
+
+
+async def test_few_lanes_leave_their_spare_rows_to_the_details():
+    async with loaded(DATA / "memory_sync.json", (100, 40)) as (pilot, app):
+        await pilot.pause()
+        timeline, box = app.query_one(Timeline), app.screen.query_one("#details")
+        assert timeline.size.height == len(timeline.rows)  # every lane shown, no row spare
+        assert box.outer_size.height > 2 * DETAILS_ROWS
+        await pilot.resize_terminal(100, 24)
+        await pilot.pause()
+        assert timeline.size.height == len(timeline.rows) and box.outer_size.height > DETAILS_ROWS
+
+
+async def test_many_lanes_keep_the_details_at_their_height_and_shift_keys_scroll_it(tmp_path):
+    path = tmp_path / "generated.json"
+    with path.open("w") as out:
+        generate(3000, out)
+    async with loaded(path, (80, 16)) as (pilot, app):
+        timeline, box = app.query_one(Timeline), app.screen.query_one("#details")
+        assert len(timeline.rows) > timeline.size.height
+        assert box.outer_size.height <= DETAILS_ROWS
+        await pilot.press("down", "down")  # a slice: more lines than the box shows
+        await pilot.pause()
+        assert box.max_scroll_y > 0 and box.scroll_y == 0
+        await pilot.press("shift+down", "shift+down")
+        assert box.scroll_y == 2
+        await pilot.press("shift+up")
+        assert box.scroll_y == 1
