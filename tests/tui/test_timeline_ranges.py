@@ -188,3 +188,22 @@ async def test_a_range_needs_two_points_apart(ui):
     await pilot.press("r", "r")  # nothing selected: the view's centre, twice
     assert t.marked is None
     assert notes(t.app) == ["A range needs two points apart: select another slice, or move, first."]
+
+
+async def test_a_cleared_range_gives_the_pane_back_the_scope_it_had(ui):
+    """The stats pane on `view`; a range marked takes it over; R clears the range while the
+    pane is closed, and the pane opens on `view` again, not on a scope the range fell to."""
+    pilot, t = ui
+    await pilot.press("t", "v")
+    pane = t.app.query_one(StatsPane)
+    assert pane.scope_name == "view"
+    await pilot.press("t", "right", "r", "right", "r", "t")
+    assert t.app.query_one(StatsPane).scope_label == "range 60 us"
+    await pilot.press("t", "R", "t")
+    assert t.marked is None and t.app.query_one(StatsPane).scope_name == "view"
+    # Cleared with the pane open (the timeline focused by a click), the same.
+    await pilot.press("t", "r", "right", "r", "t")
+    assert t.app.query_one(StatsPane).scope_name == "range"
+    t.focus()
+    await pilot.press("R")
+    assert t.app.query_one(StatsPane).scope_name == "view"

@@ -39,6 +39,7 @@ class PaneState:
     marked: tuple[int, int] | None
     by_shape: bool = False
     frames: bool = False
+    before_range: str = "trace"  # the scope a marked range took over, back when it is cleared
 
 
 class StatsPane(Pane):
@@ -91,7 +92,8 @@ class StatsPane(Pane):
         # The op table's Python-frame rows (with_stack=True), counted but not listed unless asked.
         self.frames = last.frames if last is not None else False
         self.reading_shapes = False  # every op's shapes are being read (in a thread)
-        self.scope_name = "trace"
+        self.scope_name = last.scope_name if last is not None else "trace"
+        self.before_range = last.before_range if last is not None else "trace"
         self.scope_label = "trace"
         self.scope = Scope()
         self.window, self.selected, self.marked = window, selected, marked  # for `v`
@@ -118,7 +120,9 @@ class StatsPane(Pane):
                 table = self.query_one(StatsTable)
                 table.table_name = spec.name
                 table.sort_key, table.sort_column, table.descending = last.sort
-            self._scope_to(last.scope_name)
+            # A range cleared while the pane was closed: back to the scope it took over.
+            gone = last.scope_name == "range" and self.marked is None
+            self._scope_to(self.before_range if gone else last.scope_name)
         else:
             self.rebuild()
         if self.by_shape and not self.kernels and "op_shapes" not in self.trace.derived:
@@ -157,7 +161,13 @@ class StatsPane(Pane):
             table = tables.first()
             sort = (table.sort_key, table.sort_column, table.descending)
         return PaneState(
-            self.kernels, self.scope_name, sort, self.marked, self.by_shape, self.frames
+            self.kernels,
+            self.scope_name,
+            sort,
+            self.marked,
+            self.by_shape,
+            self.frames,
+            self.before_range,
         )
 
     def on_resize(self, event: events.Resize) -> None:
@@ -174,9 +184,11 @@ class StatsPane(Pane):
         if fresh:
             self._scope_to("range")
         elif marked is None and self.scope_name == "range":  # the range was cleared
-            self._scope_to("trace")
+            self._scope_to(self.before_range)
 
     def _scope_to(self, name: str) -> None:
+        if name == "range" and self.scope_name != "range":
+            self.before_range = self.scope_name
         picked = scope_named(self.trace, name, self.window, self.selected, self.marked)
         self.scope_name, self.scope_label, self.scope = picked.name, picked.label, picked.scope
         self.rebuild()
