@@ -101,3 +101,17 @@ def test_a_windows_peak_is_its_own_with_the_level_carried_into_it(trace):
     assert [p.device for p in peaks(trace, 0, 10 * US)] == []  # no record yet
     windowed = summarize(trace, (50 * US, 100 * US))
     assert {p.device: p.allocated for p in windowed.memory_peaks}["cuda:0"] == 0
+
+
+def test_devices_are_named_as_torch_names_them():
+    from tui.model.analysis.memory import device_name
+
+    assert [device_name(0, -1), device_name(1, 2), device_name(6, 0)] == ["cpu", "cuda:2", "hip:0"]
+    assert device_name(99, 1) == "device99:1"  # a number c10 may add later
+
+
+def test_a_rocm_traces_memory_rows_are_named_hip(shared):
+    """MI300X (ROCm): its allocator records say HIP (c10 device type 6)."""
+    trace = load_trace(shared / "tracelens" / "mi300_bert_small.json.gz")
+    names = {c.name for c in counter_series(trace)}
+    assert {"hip:0 allocated", "hip:0 reserved"} <= names and not any("device6" in n for n in names)

@@ -22,11 +22,26 @@ CPU, CUDA = 0, 1
 OUTSIDE_OPS = "[memory]"
 
 
+# c10's DeviceType numbers of the devices a profiler records memory on, as torch names them
+# (`hip` for ROCm builds, which record their GPUs' memory as HIP, not CUDA).
+DEVICE_KINDS = {
+    CUDA: "cuda",
+    6: "hip",
+    8: "maia",
+    9: "xla",
+    12: "xpu",
+    13: "mps",
+    15: "hpu",
+    19: "mtia",
+    20: "privateuseone",
+}
+
+
 def device_name(device_type: int, device_id: int) -> str:
-    """`cpu`, `cuda:0`, or the c10 device type number for others."""
+    """`cpu`, `cuda:0`, `hip:0`, or the c10 device type number for one not known here."""
     if device_type == CPU:
         return "cpu"
-    kind = "cuda" if device_type == CUDA else f"device{device_type}"
+    kind = DEVICE_KINDS.get(device_type, f"device{device_type}")
     return f"{kind}:{max(device_id, 0)}"
 
 
