@@ -4,6 +4,7 @@ same step, `D` shows what changed, and enter on a row goes to that op in the sho
 from __future__ import annotations
 
 import pytest
+from textual.widgets import DataTable
 
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded, notes
@@ -95,3 +96,19 @@ async def test_the_diff_pane_closed_before_it_is_built_keeps_its_state(pair):
         screen.action_pane("diff")  # the same tick: the pane was mounted, not yet composed
         await pilot.pause()
         assert not app.query(DiffPane) and "diff" in screen.left
+
+
+async def test_at_80_columns_the_diff_pane_narrows_its_names_so_new_and_status_show(tmp_path):
+    long = "void a_very_long_templated_kernel_name_that_runs_past_any_column<float>"
+    step_trace(tmp_path / "a.json", [(long, 10.0), ("k_mul", 10.0)])
+    step_trace(tmp_path / "b.json", [(long, 14.0)], steps=3, step_us=130.0)
+    async with loaded(tmp_path / "a.json", (80, 24), new=tmp_path / "b.json") as (pilot, app):
+        await pilot.press("D", "x")  # the kernel table, where the long name is
+        await pilot.pause()
+        grid = app.query_one("#diff", DataTable)
+        header = grid.render_line(0).text
+        assert "NEW" in header and "Status" in header, header
+        await pilot.resize_terminal(160, 30)
+        await pilot.pause()
+        names = [str(grid.get_row_at(k)[0]) for k in range(grid.row_count)]
+        assert any(len(n) > 40 for n in names)  # room again: the name's first 48 cells

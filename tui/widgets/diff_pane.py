@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from rich.console import JustifyMethod
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
@@ -21,6 +22,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.stats_table import NARROW_BELOW
 
 TABLES = ("ops", "kernels", "regions")
 # The pane's column order, by the spec's shown columns (diff_tables.shown): the change comes
@@ -40,6 +42,9 @@ class DiffState:
 
 
 NAME_CELLS = 48
+# Below NARROW_BELOW columns the Name column gives way to the others (BASE, NEW and the status
+# included), which take about NARROW_OTHERS cells, as the stats pane's does.
+NARROW_OTHERS = 58
 
 
 class DiffPane(Pane):
@@ -79,6 +84,15 @@ class DiffPane(Pane):
         self.filter_text = state.filter_text
         self._row_name = state.row_name
         self._shown: list[DiffRow] = []
+        self.name_cells = NAME_CELLS
+
+    def on_resize(self, event: events.Resize) -> None:
+        width = event.size.width
+        cells = NAME_CELLS if width >= NARROW_BELOW else max(16, width - NARROW_OTHERS)
+        if cells != self.name_cells:
+            self.name_cells = cells
+            if self.query("#diff"):
+                self.show(self.state().row_name)
 
     def state(self) -> DiffState:
         grids = self.query("#diff").results(DataTable)
@@ -120,7 +134,8 @@ class DiffPane(Pane):
             grid.add_column(headers[k], key=str(k))
         for cell_row in cells:
             name = cell_row[0]
-            shown = name if len(name) <= NAME_CELLS else name[: NAME_CELLS - 1] + "…"
+            cut = self.name_cells
+            shown = name if len(name) <= cut else name[: cut - 1] + "…"
             grid.add_row(
                 Text(shown),
                 *(
