@@ -159,6 +159,7 @@ class TraceApp(App[None]):
     # --- moving between the screens -------------------------------------------------------
 
     async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
+        self._keep_window = message.window_ns
         await self._open_rank(message.rank)
 
     async def _open_rank(self, rank: int) -> None:

@@ -150,10 +150,14 @@ if __name__ == "__main__":
     parser.add_argument("out", type=Path)
     parser.add_argument("--ranks", type=int, default=8)
     parser.add_argument("--steps", type=int, default=4)
-    parser.add_argument("--slow-rank", type=int, default=5)
+    parser.add_argument("--slow-rank", type=int, help="default: 5, or the last rank of fewer")
     parser.add_argument("--slow-step", type=int, default=2)
     parser.add_argument("--filler", type=int, default=0, help="small CPU ops per step")
     opts = parser.parse_args()
+    if opts.slow_rank is None:
+        opts.slow_rank = min(5, opts.ranks - 1)
+    if not 0 <= opts.slow_rank < opts.ranks or not 0 <= opts.slow_step < opts.steps:
+        parser.error("--slow-rank and --slow-step must be one of the ranks and steps")
     found = write_rank_set(
         opts.out, opts.ranks, opts.steps, opts.slow_rank, opts.slow_step, opts.filler
     )

@@ -143,3 +143,26 @@ async def test_a_set_big_enough_for_the_pool_opens_its_rank_table(tmp_path, monk
     async with loaded(tmp_path, (120, 30)) as (_, app):
         assert isinstance(app.screen, RankScreen)
         assert len(app.query_one(RankView).report.rows) == 2
+
+
+async def test_enter_on_a_collective_opens_the_rank_that_waited_longest_at_it(tmp_path):
+    """Rank 0 is late to step 1's all-reduce, the top collective, where ranks 1 and 2 wait for
+    it: enter opens rank 1 (the first of the longest waiters) framed on its all-reduce."""
+    write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=0, slow_step=1)
+    async with loaded(tmp_path, (120, 40)) as (pilot, app):
+        await pilot.press("tab", "tab")
+        assert app.focused is app.query_one("#collectives")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        timeline = app.query_one(Timeline)
+        assert app.rank == 1 and isinstance(app.screen, TraceScreen)
+        trace = timeline.trace
+        s = trace.slices
+        kernels = trace.rows_named(lambda n: n.startswith("ncclDevKernel_AllReduce"))
+        longest = int(kernels[s.dur[kernels].argmax()])
+        start, dur = int(s.start[longest]), int(s.dur[longest])
+        assert dur > 4_000_000  # the wait for rank 0, in it
+        # A tenth of it either side, moved inside the trace (the all-reduce ends near its end).
+        t0, t1 = timeline.window
+        assert t1 - t0 == dur + 2 * (dur // 10) and t0 <= start and start + dur <= t1

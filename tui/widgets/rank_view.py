@@ -1,5 +1,6 @@
 """RankView: the rank table of a folder of rank traces, its rank x step matrix and the
-collectives that waited longest; `enter` on a rank opens its timeline."""
+collectives that waited longest; `enter` on a rank opens its timeline, on a collective the
+timeline of the rank that waited longest in it, there."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from tui.model.analysis.rank_compare import RankReport
+from tui.model.analysis.rank_compare import Matched, RankReport
 from tui.model.analysis.rank_stats import RankFailed
 from tui.model.present.rank_report import headline, matrix_view, top_collectives
 from tui.model.present.rank_tables import COLLECTIVES, RANKS, rank_lines
@@ -32,14 +33,16 @@ class RankView(Vertical):
     """
     HELP_TITLE = "Ranks"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_rank", "Open the rank's timeline"),
+        Binding("enter", "open_rank", "Open the rank's timeline (on a collective: there)"),
         Binding("tab,shift+tab", "other_table", "Ranks / step matrix / collectives", show=False),
     ]
 
     class RankChosen(Message):
-        def __init__(self, rank: int) -> None:
+        """A rank to open; `window_ns` (the traces' own clock): where, for a collective."""
+
+        def __init__(self, rank: int, window_ns: tuple[int, int] | None = None) -> None:
             super().__init__()
-            self.rank = rank
+            self.rank, self.window_ns = rank, window_ns
 
     def __init__(self, folder: str, report: RankReport, failed: list[RankFailed]) -> None:
         super().__init__()
@@ -55,7 +58,7 @@ class RankView(Vertical):
             head.append(f"\nfailed: rank {failed.rank}: {printable(failed.error)}", style="red")
         head.append(
             "\n(enter: open the rank's timeline, then b: back, < >: other rank; "
-            "tab: the step matrix, the collectives)"
+            "tab: the step matrix, the collectives, where enter goes to the collective)"
         )
         yield Static(head, id="rank-head")
         yield DataTable[Text](cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
@@ -109,6 +112,16 @@ class RankView(Vertical):
         event.stop()
         if event.data_table.id in ("ranks", "matrix"):  # a matrix row is a rank too
             self.post_message(self.RankChosen(self.report.rows[event.cursor_row].rank))
+        elif event.data_table.id == "collectives":
+            self._go_to_collective(top_collectives(self.report, TOP_COLLECTIVES)[event.cursor_row])
+
+    def _go_to_collective(self, c: Matched) -> None:
+        """The collective on the rank that waited longest in it (its kernel the longest),
+        framed with a tenth of its time either side; `<` and `>` then show the others."""
+        k = max(range(len(c.ranks)), key=lambda i: c.waits_ns[i])
+        start, dur = c.starts_ns[k], c.durs_ns[k]
+        window = None if start is None else (start - dur // 10, start + dur + dur // 10)
+        self.post_message(self.RankChosen(c.ranks[k], window))
 
     def action_other_table(self) -> None:
         order = [
