@@ -437,3 +437,22 @@ async def test_p_lists_the_python_frames_the_table_counts_and_the_pane_keeps_it(
         assert "model.py(0): forward" in names(app.query_one(StatsTable))
         await pilot.press("p")
         assert not any(".py(" in n for n in names(app.query_one(StatsTable)))
+
+
+async def test_right_and_left_scroll_the_table_by_whole_columns():
+    """Each press brings the next column to the left edge, just right of Name (Textual's own
+    scrolling moved a cell a press: some 60 presses to the roofline columns)."""
+    async with loaded(DATA / "attribution.json", (80, 24)) as (pilot, app):
+        await pilot.press("t")
+        table = app.query_one(StatsTable)
+        await pilot.pause()
+        widths = [c.get_render_width(table) for c in table.ordered_columns]
+        headers = [str(c.label).strip() for c in table.ordered_columns]
+        assert sum(widths) > table.size.width  # columns off to the right
+        await pilot.press("right")
+        assert table.scroll_x == widths[1]
+        assert table.render_line(0).text[widths[0] :].lstrip().startswith(headers[2])
+        await pilot.press("right", "right")
+        assert table.scroll_x == min(sum(widths[1:4]), table.max_scroll_x)
+        await pilot.press("left", "left", "left")
+        assert table.scroll_x == 0

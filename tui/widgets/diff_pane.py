@@ -21,6 +21,7 @@ from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
+from tui.widgets.column_table import ColumnTable
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import NARROW_BELOW
 
@@ -108,7 +109,7 @@ class DiffPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
         yield Input(placeholder="filter names (/)", id="diff-filter", select_on_focus=False)
-        yield DataTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="diff")
+        yield ColumnTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="diff")
 
     def on_mount(self) -> None:
         self.query_one("#diff-filter", Input).value = self.filter_text

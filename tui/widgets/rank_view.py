@@ -18,6 +18,7 @@ from tui.model.analysis.rank_stats import RankFailed
 from tui.model.present.rank_report import headline, matrix_view, top_collectives
 from tui.model.present.rank_tables import COLLECTIVES, RANKS, rank_lines
 from tui.model.text import printable
+from tui.widgets.column_table import ColumnTable
 
 TOP_COLLECTIVES = 20
 
@@ -61,11 +62,11 @@ class RankView(Vertical):
             "tab: the step matrix, the collectives, where enter goes to the collective)"
         )
         yield Static(head, id="rank-head")
-        yield DataTable[Text](cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
-        matrix = DataTable[Text](cursor_type="row", fixed_columns=1, id="matrix", classes="part")
+        yield ColumnTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
+        matrix = ColumnTable(cursor_type="row", fixed_columns=1, id="matrix", classes="part")
         matrix.border_title = "Own work per step: step time less collective wait (* stands out)"
         yield matrix
-        collectives = DataTable[Text](cursor_type="row", id="collectives", classes="part")
+        collectives = ColumnTable(cursor_type="row", id="collectives", classes="part")
         collectives.border_title = "Collectives by wait (all ranks)"
         yield collectives
 

@@ -21,6 +21,7 @@ from tui.model.present import vocabulary as v
 from tui.model.present.table_spec import Column
 from tui.model.present.tables import AnyScopeReport
 from tui.model.text import printable
+from tui.widgets.column_table import ColumnTable
 
 CELLS_KEPT = 8  # reports whose cells are kept
 # Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
@@ -37,7 +38,7 @@ CUT = {"name": NAME_CELLS, "shapes": SHAPES_CELLS}
 NARROW_BELOW = 120  # columns
 
 
-class StatsTable(DataTable[Text]):
+class StatsTable(ColumnTable):
     """Rows sorted on raw values by the spec's sort keys (the same keys as `summary --sort`);
     a sort, a filter and a new scope go to the top (the rows there are new)."""
 
