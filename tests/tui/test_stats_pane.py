@@ -277,7 +277,7 @@ async def test_a_sort_by_a_column_in_view_keeps_the_columns_scrolled(shared):
     async with loaded(SHARED / "tracelens/h100_bert_small.json.gz", (80, 24)) as (pilot, app):
         await pilot.press("t")
         table = app.query_one(StatsTable)
-        await pilot.press(*["right"] * 8)
+        await pilot.press("right")  # one column
         x = table.scroll_offset.x
         assert x > 0
         await pilot.press("5")  # a column in view: nothing scrolls
