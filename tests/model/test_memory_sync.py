@@ -88,7 +88,7 @@ def test_an_allocator_number_beyond_int64_skips_that_record(tmp_path):
     p.write_text(json.dumps(events))
     trace = load_trace(p)
     assert len(trace.memory) == 1
-    assert trace.skipped["[memory] event without its byte counts"] == 1
+    assert trace.skipped["[memory] with no byte counts"] == 1
 
 
 def test_a_windows_peak_is_its_own_with_the_level_carried_into_it(trace):

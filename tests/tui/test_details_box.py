@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from tests.bench.gen_trace import generate
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, notes
+from tests.tui.test_key_fuzz import _play
 from tui.screens.trace import DETAILS_ROWS
 from tui.widgets.timeline import Timeline
 
@@ -36,3 +37,6 @@ async def test_many_lanes_keep_the_details_at_their_height_and_shift_keys_scroll
         assert box.scroll_y == 2
         await pilot.press("shift+up")
         assert box.scroll_y == 1
+        # Sent in one burst (the app not waited for), each press still counts.
+        await _play(pilot, ["shift+down"] * 2)
+        assert box.scroll_y == min(3, box.max_scroll_y) and not notes(app)

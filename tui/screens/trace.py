@@ -140,6 +140,7 @@ class TraceScreen(Screen[None]):
         self.left: dict[str, object] = {}  # how each pane was last left, to open it so again
         self.open_pane: str | None = None  # the name of the pane in the slot
         self._pane: Widget | None = None  # that pane (a removed one may linger a frame)
+        self._details_to: int | None = None  # where shift+up/down are scrolling the details
 
     def compose(self) -> ComposeResult:
         yield TraceSummary(self.trace, self.shown_as)
@@ -177,12 +178,22 @@ class TraceScreen(Screen[None]):
     def action_scroll_details(self, rows: int) -> None:
         """The details box by a row (shift+down, shift+up), when it holds more than it shows."""
         box = self.query_one("#details", VerticalScroll)
-        before = box.scroll_y
-        box.scroll_relative(y=rows, animate=False)
+        # From where the last press is taking it, not where the box has got to (it moves on
+        # the next refresh): keys pressed fast each count.
+        pending = self._details_to
+        before = pending if pending is not None else round(box.scroll_y)
+        target = min(max(before + rows, 0), box.max_scroll_y)
         if box.max_scroll_y == 0:
             self.timeline.say("The details show all they hold: nothing to scroll.")
-        elif box.scroll_y == before:
+        elif target == before:
             self.timeline.say(f"At the {'end' if rows > 0 else 'top'} of the details.")
+        else:
+            box.scroll_to(y=target, animate=False)
+            self._details_to = target
+            self.call_after_refresh(self._details_arrived)
+
+    def _details_arrived(self) -> None:
+        self._details_to = None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "pane":

@@ -272,7 +272,7 @@ def _memory(out: Collected, chunk: Chunk, rows: list[int]) -> None:
             else [None]
         )
         if not all(_int64(v) for v in numbers):
-            out.skipped["[memory] event without its byte counts"] += 1
+            out.skipped["[memory] with no byte counts"] += 1
             continue
         size, allocated, reserved, device_type, device_id = numbers
         cols.append(
