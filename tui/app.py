@@ -57,6 +57,7 @@ class TraceApp(App[None]):
         self._sides: dict[str, TraceScreen] = {}  # a pair's screens, by mode
         self._rank_screen: RankScreen | None = None
         self._keep_window: tuple[int, int] | None = None  # the next rank's window, absolute
+        self._at_collective = False  # the next rank opens at a collective: select its kernel
         self.cancelled = threading.Event()
         self.load_error: str | None = None
         self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
@@ -145,6 +146,9 @@ class TraceApp(App[None]):
         kept, self._keep_window = self._keep_window, None
         if kept is not None:
             screen.show_time(kept)
+        if self._at_collective:
+            self._at_collective = False
+            screen.select_collective()
 
     def on_load_screen_pair_diffed(self, message: LoadScreen.PairDiffed) -> None:
         assert self.pair is not None
@@ -160,6 +164,7 @@ class TraceApp(App[None]):
 
     async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
         self._keep_window = message.window_ns
+        self._at_collective = message.window_ns is not None
         await self._open_rank(message.rank)
 
     async def _open_rank(self, rank: int) -> None:

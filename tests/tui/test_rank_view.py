@@ -166,3 +166,4 @@ async def test_enter_on_a_collective_opens_the_rank_that_waited_longest_at_it(tm
         # A tenth of it either side, moved inside the trace (the all-reduce ends near its end).
         t0, t1 = timeline.window
         assert t1 - t0 == dur + 2 * (dur // 10) and t0 <= start and start + dur <= t1
+        assert timeline.selected == longest  # its details on screen

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Input
 
+from tui.model.analysis.collectives import communication_rows
 from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.health import health
@@ -362,6 +363,15 @@ class TraceScreen(Screen[None]):
         width, span = window_ns[1] - window_ns[0], max(self.trace.span_ns, 1)
         t0 = min(max(window_ns[0] - self.trace.base_time_ns, 0), max(span - width, 0))
         self.timeline.set_window((t0, min(t0 + width, span)))
+
+    def select_collective(self) -> None:
+        """After `enter` on a collective of the rank table: the longest communication kernel in
+        view (that collective, where this rank waited longest), selected for its details."""
+        t0, t1 = self.timeline.window
+        s, rows = self.trace.slices, communication_rows(self.trace)
+        inside = rows[(s.start[rows] >= t0) & (s.end[rows] <= t1)]
+        if len(inside):
+            self.timeline.select(int(inside[np.argmax(s.dur[inside])]))
 
     def shown_after(self, other: TraceScreen) -> None:
         """Shown in place of the other trace of the pair: at the same place in the same step,

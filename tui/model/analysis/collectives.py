@@ -70,6 +70,11 @@ def collectives(trace: Trace) -> list[Collective]:
     return trace.derive("collectives", lambda: _collectives(trace))
 
 
+def communication_rows(trace: Trace) -> np.ndarray:
+    """The slice rows of the trace's communication kernels, in no set order."""
+    return np.asarray(attribute(trace).work[np.flatnonzero(work_class(trace) == COMM)])
+
+
 def _collectives(trace: Trace) -> list[Collective]:
     s = trace.slices
     att = attribute(trace)
