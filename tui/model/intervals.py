@@ -16,6 +16,15 @@ import numpy.typing as npt
 from tui.model.arrays import I64, Bool
 
 
+def merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals sorted by start, merged into sorted disjoint ones."""
+    if len(starts) == 0:
+        return starts, ends
+    reach = np.maximum.accumulate(ends)
+    firsts = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
+    return starts[firsts], np.maximum.reduceat(ends, firsts)
+
+
 def bind(
     lane: I64,
     ts: I64,

@@ -39,6 +39,12 @@ RUNTIME_CATEGORIES = frozenset({"cuda_runtime", "cuda_driver", "runtime", "mtia_
 # every runtime call among them. Under with_stack its tree holds the Python frames too: they get
 # rows of their own, and their time is not the Self CPU of the op around them.
 PYTHON_FRAME_CATEGORY = "python_function"
+
+
+def is_python_frame(category: str) -> bool:
+    return category.lower() == PYTHON_FRAME_CATEGORY
+
+
 HOST_OP_CATEGORIES = frozenset(
     {"cpu_op", "user_annotation", "operator", PYTHON_FRAME_CATEGORY} | RUNTIME_CATEGORIES
 )

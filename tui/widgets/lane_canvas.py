@@ -20,9 +20,15 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from tui.model.present.details import MEMORY_SCALE_FLOOR, counter_value, is_memory
+from tui.model.present.details import counter_value, is_memory
 from tui.model.present.kinds import KINDS
-from tui.model.present.raster import gap_cells, keep_visible, rasterise, sparkline
+from tui.model.present.raster import (
+    MEMORY_SCALE_FLOOR,
+    gap_cells,
+    keep_visible,
+    rasterise,
+    sparkline,
+)
 from tui.model.present.rows import COLLAPSED, FULL, DisplayRow
 from tui.model.text import printable
 from tui.widgets.row_paint import Palette, clip, paint_cells

@@ -20,7 +20,7 @@ import numpy as np
 
 from tui.model.arrays import I64, Bool
 
-from ..patterns import HOST_OP_CATEGORIES, PYTHON_FRAME_CATEGORY, is_gpu_work_category
+from ..patterns import HOST_OP_CATEGORIES, is_gpu_work_category, is_python_frame
 from ..trace import Trace
 
 
@@ -148,7 +148,7 @@ def _nearest_op(tree: OpTree, rows: I64) -> I64:
 
 def _enclosing_non_python_op(trace: Trace, tree: OpTree, launches: I64) -> I64:
     """The innermost op enclosing each launch that is not a Python frame (-1: none)."""
-    python = trace.category_test(lambda c: c.lower() == PYTHON_FRAME_CATEGORY)
+    python = trace.category_test(is_python_frame)
     return _climb(tree.up, tree.up[launches], python[trace.slices.cat])
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from tui.model.arrays import F64, I64
 
-from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW, PYTHON_FRAME_CATEGORY
+from ..patterns import PROFILER_STEP, PROFILER_STEP_ROW, is_python_frame
 from ..text import counted
 from ..trace import Trace
 from .attribution import attribute, cuda_totals, op_tree
@@ -112,7 +112,7 @@ def _op_stats(trace: Trace, scope: Scope | None, by_shape: bool) -> list[OpStat]
     labels = _group_labels(trace, groups)
     first = np.zeros(n, np.int64)  # a row of each group: its name and shapes
     first[group] = picked
-    python = trace.category_test(lambda c: c.lower() == PYTHON_FRAME_CATEGORY)[s.cat[first]]
+    python = trace.category_test(is_python_frame)[s.cat[first]]
     stats = [
         OpStat(
             labels[int(groups[s.name[first[g]]])],

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..intervals import merge
 from ..patterns import DATALOADER_NAME, PROFILER_STEP
 from ..text import counted
 from ..timescale import format_duration
@@ -204,7 +205,7 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     else:
         order = np.argsort(s.start[work], kind="stable")
         time = gpu_time_of(trace, own, start, end)
-        idle = _complement(*_merge(s.start[work][order], s.end[work][order]), start, end)
+        idle = _complement(*merge(s.start[work][order], s.end[work][order]), start, end)
     return _verdict(trace, start, end, launched, time, idle, names)
 
 
@@ -250,15 +251,6 @@ def _verdict(
     return Verdict(label, evidence, (t0, t1), time)
 
 
-def _merge(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Intervals sorted by start, merged into sorted disjoint ones."""
-    if len(starts) == 0:
-        return starts, ends
-    reach = np.maximum.accumulate(ends)
-    firsts = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
-    return starts[firsts], np.maximum.reduceat(ends, firsts)
-
-
 def _complement(
     starts: np.ndarray, ends: np.ndarray, t0: int, t1: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -278,7 +270,7 @@ def _covered(trace: Trace, rows: np.ndarray, idle_start: np.ndarray, idle_end: n
         return 0
     s = trace.slices
     order = np.argsort(s.start[rows], kind="stable")
-    start, end = _merge(s.start[rows][order], s.end[rows][order])
+    start, end = merge(s.start[rows][order], s.end[rows][order])
     return int(_idle_in(idle_start, idle_end, start, end).sum())
 
 
@@ -377,7 +369,7 @@ def _inside(
     than the outer's alone, within SAME_IDLE."""
     start, end = np.concatenate((inner[0], outer[0])), np.concatenate((inner[1], outer[1]))
     order = np.argsort(start, kind="stable")
-    u_start, u_end = _merge(start[order], end[order])
+    u_start, u_end = merge(start[order], end[order])
     union = int(_idle_in(idle_start, idle_end, u_start, u_end).sum())
     return union <= (1 + SAME_IDLE) * covered_outer
 

@@ -189,16 +189,14 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
         )
 
     syncs = overlapping(trace, start, end)[:3]
-    cpu = gap_cpu(trace, start, end)
+    launch = launch_of_work(trace, int(gaps.next_work[index]))
+    launcher = int(trace.lane_indices(np.asarray([launch]))[0]) if launch >= 0 else -1
+    cpu = gap_cpu(trace, start, end, first_lane=launcher)
     if cpu.dataloader_ns:
         share = cpu.dataloader_ns / max(end - start, 1)
         out.append(("DataLoader", f"covers {format_duration(cpu.dataloader_ns)} ({share:.0%})"))
     waiting = {row for row, _ in syncs}
-    launch = launch_of_work(trace, int(gaps.next_work[index]))
-    # The thread that launched the work ending the gap first: what it did is why it ended then.
-    launcher = trace.lane_of(launch) if launch >= 0 else None
-    calls = sorted(cpu.calls, key=lambda c: trace.lane_of(c[0]) != launcher)
-    out += [("CPU in", covers(r, c)) for r, c in calls if r not in waiting]
+    out += [("CPU in", covers(r, c)) for r, c in cpu.calls if r not in waiting]
     out += [("CPU waiting", covers(r, c)) for r, c in syncs]
     out.append(("next work", f"{trace.slice_name(int(gaps.next_work[index]))} on {lane.name}"))
     if launch >= 0:
@@ -231,11 +229,6 @@ def _value(value: Any) -> str:
         return json.dumps(value)
     except (RecursionError, ValueError):
         return "(too deeply nested to show)"
-
-
-# A memory row's bars are scaled to at least this: an allocator series of a few bytes (a CPU
-# scalar) would otherwise fill its row as if memory were full.
-MEMORY_SCALE_FLOOR = float(1 << 20)
 
 
 def is_memory(name: str) -> bool:

@@ -34,6 +34,11 @@ class Cells:
 SPARK = " ▁▂▃▄▅▆▇█"
 
 
+# A memory row's bars are scaled to at least this: an allocator series of a few bytes (a CPU
+# scalar) would otherwise fill its row as if memory were full.
+MEMORY_SCALE_FLOOR = float(1 << 20)
+
+
 def sparkline(
     ts: I64, values: F64, t0: int, t1: int, width: int, floor: float = 0.0
 ) -> tuple[str, F64]:
