@@ -40,3 +40,13 @@ async def test_many_lanes_keep_the_details_at_their_height_and_shift_keys_scroll
         # Sent in one burst (the app not waited for), each press still counts.
         await _play(pilot, ["shift+down"] * 2)
         assert box.scroll_y == min(3, box.max_scroll_y) and not notes(app)
+
+
+async def test_fitting_the_details_after_the_screen_lost_them_does_nothing():
+    """Found by the key coverage in a rank set: the fit runs after a refresh, when the screen
+    may already be leaving (another rank opened) and its details box gone."""
+    async with loaded(DATA / "memory_sync.json", (100, 40)) as (pilot, app):
+        screen = app.screen
+        await screen.query_one("#details").remove()
+        screen._fit_details()  # no NoMatches
+        assert not screen.check_action("scroll_details", (1,))

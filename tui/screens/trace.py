@@ -164,9 +164,11 @@ class TraceScreen(Screen[None]):
     def _fit_details(self) -> None:
         """Rows the lanes leave empty go to the details box (a trace of few lanes shows all its
         details); with more lanes than rows it keeps its height from app.tcss."""
-        box = self.query_one("#details")
-        if not box.display:
+        # Called after a refresh: the screen may be leaving (another rank opened) by then.
+        found = self.query("#details")
+        if not found or not found.first().display:
             return
+        box = found.first()
         # From the screen's height, not the two boxes' current ones: those lag a resize.
         others = [w for w in self.children if w.display and w not in (self.timeline, box)]
         both = self.size.height - sum(w.outer_size.height for w in others)
@@ -207,7 +209,7 @@ class TraceScreen(Screen[None]):
         if action == "close_search":
             return bool(self.query_one("#search").display)
         if action == "scroll_details":  # hidden while a pane is open
-            return bool(self.query_one("#details").display)
+            return any(box.display for box in self.query("#details"))
         return True
 
     # --- the pane slot ----------------------------------------------------------------------
