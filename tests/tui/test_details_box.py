@@ -45,7 +45,7 @@ async def test_many_lanes_keep_the_details_at_their_height_and_shift_keys_scroll
 async def test_fitting_the_details_after_the_screen_lost_them_does_nothing():
     """Found by the key coverage in a rank set: the fit runs after a refresh, when the screen
     may already be leaving (another rank opened) and its details box gone."""
-    async with loaded(DATA / "memory_sync.json", (100, 40)) as (pilot, app):
+    async with loaded(DATA / "memory_sync.json", (100, 40)) as (_pilot, app):
         screen = app.screen
         await screen.query_one("#details").remove()
         screen._fit_details()  # no NoMatches
