@@ -163,3 +163,6 @@ COLLECTIVE_NAME_KIND = re.compile(
 # instances.
 MODULE_PREFIX = "nn.Module: "
 MODULE_INSTANCE = re.compile(r"_\d+$")
+
+# An Itanium-mangled C++ name (`_ZN5aiter...`): a kernel as HIP and some libraries record it.
+MANGLED_NAME = re.compile(r"_{1,2}Z[A-Z0-9]")

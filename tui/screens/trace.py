@@ -25,6 +25,7 @@ from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.health import health
 from tui.model.analysis.verdict import Verdict
+from tui.model.present.names import shown_names
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.error import guarded
@@ -34,6 +35,7 @@ from tui.widgets.diff_pane import DiffPane
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
+from tui.widgets.stats_table import StatsTable
 from tui.widgets.time_ruler import TimeRuler
 from tui.widgets.timeline import Timeline
 from tui.widgets.trace_summary import TraceSummary
@@ -106,6 +108,7 @@ class TraceScreen(Screen[None]):
         Binding("less_than_sign", "other_rank(-1)", "Rank before, same time", show=False),
         Binding("greater_than_sign", "other_rank(1)", "Rank after, same time", show=False),
         Binding("o", "other_trace", "Other trace"),
+        Binding("M", "raw_names", "C++ names as recorded / demangled", show=False),
         Binding("shift+down", "scroll_details(1)", "Scroll the details down", show=False),
         Binding("shift+up", "scroll_details(-1)", "Scroll the details up", show=False),
     ]
@@ -208,6 +211,8 @@ class TraceScreen(Screen[None]):
             return self.pair is not None
         if action == "close_search":
             return bool(self.query_one("#search").display)
+        if action == "raw_names":  # only a trace with mangled C++ names has two forms
+            return bool(shown_names(self.trace).demangled)
         if action == "scroll_details":  # hidden while a pane is open
             return any(box.display for box in self.query("#details"))
         return True
@@ -333,6 +338,18 @@ class TraceScreen(Screen[None]):
             else f"no slice name contains {printable(message.value)!r}"
         )
         self.action_close_search()
+
+    @guarded
+    def action_raw_names(self) -> None:
+        """C++ names (kernels mostly) demangled, or as the trace recorded them: everywhere the
+        viewer shows a name."""
+        names = shown_names(self.trace)
+        names.raw = not names.raw
+        self.timeline.relabel()
+        for table in self.query(StatsTable):
+            table.renamed()
+        form = "as recorded (mangled)" if names.raw else "demangled"
+        self.timeline.say(f"{len(names.demangled):,} C++ names shown {form}: M switches back")
 
     @guarded
     def action_health(self) -> None:

@@ -15,6 +15,7 @@ from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import OpStat, op_rows
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
+from tui.model.present.names import shown_names
 from tui.model.present.report import overlapping_steps, summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import next_scope, scope_named
@@ -105,7 +106,7 @@ class StatsPane(Pane):
         # Tab back into the filter edits it: it does not select (and so replace) what it holds.
         yield Input(placeholder="filter names", id="filter", select_on_focus=False)
         yield Static(id="empty")
-        yield StatsTable(id="stats")
+        yield StatsTable(shown_names(self.trace), id="stats")
 
     @guarded
     def on_mount(self) -> None:

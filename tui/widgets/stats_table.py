@@ -18,6 +18,7 @@ from textual.widgets.data_table import RowDoesNotExist
 from tui.model.analysis.kernels import KernelStat
 from tui.model.analysis.ops import OpStat
 from tui.model.present import vocabulary as v
+from tui.model.present.names import ShownNames
 from tui.model.present.table_spec import Column
 from tui.model.present.tables import AnyScopeReport
 from tui.model.text import printable
@@ -27,7 +28,7 @@ CELLS_KEPT = 8  # reports whose cells are kept
 # Each report's cells, made once for every table: `x`, `v` and `t` come back to the same reports
 # (the trace keeps them), and making the cells is half the cost of filling the table.
 _CELLS: OrderedDict[
-    tuple[int, int, bool], tuple[AnyScopeReport, dict[str, list[Text]], list[int]]
+    tuple[int, int, bool, bool], tuple[AnyScopeReport, dict[str, list[Text]], list[int]]
 ] = OrderedDict()
 NAME_CELLS = 48  # kernel names run to hundreds of characters: the table shows their start
 SHAPES_CELLS = 40  # so are the input shapes of an op with many inputs
@@ -51,9 +52,10 @@ class StatsTable(ColumnTable):
         Binding("end", "last_row", "Last row", show=False),
     ]
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, names: ShownNames, *, id: str | None = None) -> None:
         # The Name column stays in view while the others scroll right.
         super().__init__(cursor_type="row", zebra_stripes=True, fixed_columns=1, id=id)
+        self.names = names  # how names are shown (C++ names demangled, or as recorded)
         self.report: AnyScopeReport | None = None
         self.name_width = NAME_CELLS
         self.narrow = False
@@ -144,6 +146,10 @@ class StatsTable(ColumnTable):
             return []
         return self.report.ordered(self.sort_key, self.descending, self.filter_text)
 
+    def renamed(self) -> None:
+        """The rows again with names in their new form (`M`)."""
+        self._fill()
+
     def _fill(self, reveal: int = -1, from_left: bool = False) -> None:
         """Rows and columns again, keeping the cursor's row and the columns' scroll (unless
         `from_left`), or scrolling column `reveal` into view (a sort by a column off to the
@@ -188,7 +194,7 @@ class StatsTable(ColumnTable):
 
     def _report_cells(self, report: AnyScopeReport) -> tuple[dict[str, list[Text]], list[int]]:
         """Each row's cells, and each column's widest cell."""
-        key = (id(report), self.name_width, self.narrow)
+        key = (id(report), self.name_width, self.narrow, self.names.raw)
         kept = _CELLS.get(key)
         if kept is not None and kept[0] is report:
             _CELLS.move_to_end(key)
@@ -197,10 +203,17 @@ class StatsTable(ColumnTable):
         columns = [report.columns[i] for i in order]
         widths_cut = [self.name_width if c.key == "name" else CUT.get(c.key, 0) for c in columns]
         justify: list[JustifyMethod] = ["right" if c.numeric else "left" for c in columns]
+        named = [c.key == "name" for c in columns]
+        shown = self.names.text
         cells = {
             key: [
                 Text(printable(_cut(text, cut) if cut else text), justify=side)
-                for text, cut, side in zip(texts, widths_cut, justify, strict=True)
+                for text, cut, side in zip(
+                    (shown(t) if n else t for t, n in zip(texts, named, strict=True)),
+                    widths_cut,
+                    justify,
+                    strict=True,
+                )
             ]
             for key, texts in report.texts(order).items()
         }

@@ -290,6 +290,11 @@ class Timeline(Widget, can_focus=True):
             )
         return row.lane
 
+    def relabel(self) -> None:
+        """The bars and the details again, after the names' form changed (`M`)."""
+        self.scene.relabel()
+        self.after_selection()
+
     def _reshaped(self, lane: int) -> None:
         """After a lane's shape or pin changed: keep the selection, or where it is hidden now,
         select what is drawn over it (the collapsed stretch, the innermost frame)."""

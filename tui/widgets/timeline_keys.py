@@ -12,6 +12,7 @@ from textual.binding import Binding, BindingType
 
 from tui.model.analysis.graphs import graphs, replay_of
 from tui.model.present import navigate as nav
+from tui.model.present.names import shown_names
 from tui.model.present.raster import slice_at
 from tui.model.present.rows import COLLAPSED
 from tui.model.text import printable
@@ -215,7 +216,7 @@ def match(t: Timeline, delta: int) -> None:
         return
     t.show_match(found)
     k, n = t.match_position()
-    t.say(f"match {k:,} of {n:,}: {t.trace.slice_name(found)}")
+    t.say(f"match {k:,} of {n:,}: {printable(shown_names(t.trace).of(found))}")
 
 
 @guarded

@@ -13,6 +13,7 @@ import numpy as np
 from tui.model.analysis.gaps import Gaps, idle_gaps, largest_first
 from tui.model.analysis.memory import counter_series
 from tui.model.present.kinds import KINDS, slice_kinds
+from tui.model.present.names import shown_names
 from tui.model.present.rows import COLLAPSED, FOLDED, FULL, DisplayRow, LaneRows, layout
 from tui.model.text import shown
 from tui.model.trace import Trace
@@ -29,7 +30,7 @@ class Scene:
         self.trace = trace
         self.lanes = LaneRows(trace)
         self.kinds = slice_kinds(trace)
-        self.labels = [shown(n, LABEL_LIMIT) for n in trace.names]
+        self.labels = self._labels()
         self.counters = counter_series(trace)
         self.gaps: Gaps = idle_gaps(trace)
         self.gap_order = largest_first(self.gaps)
@@ -45,6 +46,14 @@ class Scene:
         self._gap_level: dict[int, int] = {}
         self._work_kinds = [KINDS.index(k) for k in WORK_KINDS]
         self.relayout()
+
+    def _labels(self) -> list[str]:
+        return [shown(n, LABEL_LIMIT) for n in shown_names(self.trace).all()]
+
+    def relabel(self) -> None:
+        """The bars' names again, as shown now (C++ names demangled, or as recorded)."""
+        self.labels = self._labels()
+        self.generation += 1
 
     def relayout(self) -> None:
         """The display rows again, after a lane's shape or the pins changed."""

@@ -19,6 +19,7 @@ from ..patterns import STREAM_WAIT_NAME
 from ..text import printable
 from ..timescale import format_bytes, format_duration, format_time
 from ..trace import Trace
+from .names import shown_names
 from .navigate import (
     ancestors,
     caused_work,
@@ -41,20 +42,26 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
     lane = trace.lane_of(row)
     start, dur = int(s.start[row]), int(s.dur[row])
     kids = children(trace, row)
-    out = [("name", trace.slice_name(row)), ("duration", format_duration(dur))]
+    out = [("name", _name(trace, row))]
+    display = shown_names(trace)
+    if display.is_demangled(row):
+        form = "as recorded" if display.raw else "demangled"
+        other = "demangled" if display.raw else "as recorded"
+        out.append(("C++ name", f"shown {form}: M shows every name {other}"))
+    out.append(("duration", format_duration(dur)))
     launch = launch_of_work(trace, row)
     if launch >= 0:
         queued = start - int(s.start[launch])
         out.append(
             (
                 "launched by",
-                f"{trace.slice_name(launch)} on {trace.lane_of(launch).name}, queued "
+                f"{_name(trace, launch)} on {trace.lane_of(launch).name}, queued "
                 f"{format_duration(queued)} before it ran",
             )
         )
         op = int(op_tree(trace).up[launch])
         if op >= 0:
-            out.append(("issuing op", trace.slice_name(op)))
+            out.append(("issuing op", _name(trace, op)))
     graph = _graph_line(trace, row)
     if graph is not None:
         out.append(graph)
@@ -75,7 +82,7 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         work = caused_work(trace, row)
         if work:
             total = int(s.dur[work].sum())
-            names = ", ".join(dict.fromkeys(trace.slice_name(w) for w in work[:MAX_LINKS]))
+            names = ", ".join(dict.fromkeys(_name(trace, w) for w in work[:MAX_LINKS]))
             more = f" and {len(work) - MAX_LINKS} more" if len(work) > MAX_LINKS else ""
             out.append(
                 (
@@ -93,7 +100,7 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         ("flows from", flows_back(trace, row)),
     ):
         if rows:
-            names = ", ".join(trace.slice_name(r) for r in rows[:MAX_LINKS])
+            names = ", ".join(_name(trace, r) for r in rows[:MAX_LINKS])
             more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
             out.append((label, names + more))
     out += [
@@ -102,7 +109,7 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         ("start", _when(trace, start)),
         ("category", trace.categories[int(s.cat[row])] or "(none)"),
     ]
-    if STREAM_WAIT_NAME.match(trace.slice_name(row)):
+    if STREAM_WAIT_NAME.match(trace.slice_name(row)):  # as recorded
         out.append(
             (
                 "stream wait",
@@ -111,7 +118,7 @@ def slice_details(trace: Trace, row: int) -> list[tuple[str, str]]:
         )
     chain = ancestors(trace, row)
     if chain:
-        out.append(("parents", " < ".join(trace.slice_name(p) for p in chain)))
+        out.append(("parents", " < ".join(_name(trace, p) for p in chain)))
     if isinstance(args, dict):
         for key, value in list(args.items())[:MAX_ARGS]:
             out.append((f"  {key}", _value(value)))
@@ -159,8 +166,7 @@ def _work(call: ShapeRow, roof: Roofline) -> str:
 
 def _started(trace: Trace, rows: list[int], t: int) -> str:
     parts = [
-        f"{trace.slice_name(r)} (ran {format_duration(int(trace.slices.start[r]) - t)} after "
-        "this call)"
+        f"{_name(trace, r)} (ran {format_duration(int(trace.slices.start[r]) - t)} after this call)"
         for r in rows[:MAX_LINKS]
     ]
     more = f" and {len(rows) - MAX_LINKS} more" if len(rows) > MAX_LINKS else ""
@@ -184,7 +190,7 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
 
     def covers(row: int, covered: int) -> str:
         return (
-            f"{trace.slice_name(row)} on {trace.lane_of(row).name} covers "
+            f"{_name(trace, row)} on {trace.lane_of(row).name} covers "
             f"{format_duration(covered)} ({covered / max(end - start, 1):.0%}) of it"
         )
 
@@ -198,18 +204,23 @@ def gap_details(trace: Trace, gaps: Gaps, index: int) -> list[tuple[str, str]]:
     waiting = {row for row, _ in syncs}
     out += [("CPU in", covers(r, c)) for r, c in cpu.calls if r not in waiting]
     out += [("CPU waiting", covers(r, c)) for r, c in syncs]
-    out.append(("next work", f"{trace.slice_name(int(gaps.next_work[index]))} on {lane.name}"))
+    out.append(("next work", f"{_name(trace, int(gaps.next_work[index]))} on {lane.name}"))
     if launch >= 0:
         issued = int(trace.slices.start[launch]) - start
         out.append(
             (
                 "its launch",
-                f"{trace.slice_name(launch)}, "
+                f"{_name(trace, launch)}, "
                 f"{format_duration(abs(issued))} {'after' if issued > 0 else 'before'} "
                 "the GPU went idle",
             )
         )
     return out
+
+
+def _name(trace: Trace, row: int) -> str:
+    """A slice's name as the viewer shows it now (demangled, or as recorded)."""
+    return shown_names(trace).of(row)
 
 
 def _when(trace: Trace, t: int) -> str:
