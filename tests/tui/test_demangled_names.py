@@ -20,7 +20,10 @@ from tui.widgets.timeline import Timeline
 
 # C++23's std::bfloat16_t (`DF16b`), as AMD's aiter kernels are recorded: libstdc++ before
 # GCC 13 refuses it, binutils' c++filt reads it.
-AITER = "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEEvPT0_PT_PfS4_S4_S4_diiiiiiib"
+AITER = (
+    "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bDF16bLi64ELi8ELb0ELb0ELb1ELi1EEE"
+    "vPT0_PT_PfS4_S4_S4_diiiiiiib"
+)
 AITER_READ = (
     "void aiter::add_rmsnorm_quant_kernel<std::bfloat16_t, std::bfloat16_t, 64, 8, false, "
     "false, true, 1>(std::bfloat16_t*, std::bfloat16_t*, float*, std::bfloat16_t*, "
