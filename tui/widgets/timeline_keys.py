@@ -216,7 +216,7 @@ def match(t: Timeline, delta: int) -> None:
         return
     t.show_match(found)
     k, n = t.match_position()
-    t.say(f"match {k:,} of {n:,}: {printable(shown_names(t.trace).of(found))}")
+    t.say(f"match {k:,} of {n:,}: {shown_names(t.trace).of(found)}")
 
 
 @guarded
