@@ -23,6 +23,9 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
+  next_steps: [{rule (data-loading | syncs | host-copies | communication | launch-overhead),
+          title, change, evidence, bound_ns (the most it could save over the window),
+          bound_per_step_ns (null without steps)}]: analysis/advice.py, largest bound first,
   table: "ops" or "kernels", sort, rows: [...] with the JSON keys of op_table.py, kernel_table.py
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
@@ -40,6 +43,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from ..analysis.advice import advise, bound_text
 from ..analysis.compiled import Compiled
 from ..analysis.summary import StepRow, Summary
 from ..text import counted, printable
@@ -126,6 +130,17 @@ def as_json(
             "truncated": summary.truncated,
         },
         "steps": STEPS.view(summary.steps).records(),
+        "next_steps": [
+            {
+                "rule": r.rule,
+                "title": r.title,
+                "change": r.change,
+                "evidence": r.evidence,
+                "bound_ns": r.bound_ns,
+                "bound_per_step_ns": r.per_step_ns,
+            }
+            for r in advise(summary)
+        ],
         "table": report.table.name,
         "sort": report.sort,
         "python_frames_hidden": report.frames_hidden,
@@ -290,6 +305,13 @@ def as_text(
         out.append(printable(path) + of)
         width = max(len(label) for label, _ in pairs)
         out += [f"{label:<{width}}  {printable(value)}" for label, value in pairs]
+    advice = advise(summary)
+    if advice:
+        out += ["", "### Next steps" if markdown else "Next steps (largest possible saving first)"]
+        for n, r in enumerate(advice, 1):
+            head = f"{n}. {r.title}: {bound_text(r)}"
+            out.append(printable(f"**{head}**" if markdown else head))
+            out.append(printable(f"   {r.evidence}; try: {r.change}"))
     if summary.steps:
         out.append("")
         out += lines(STEPS.view(summary.steps).grid(), markdown)
