@@ -2,8 +2,8 @@
 an upper bound on the time it could save (what would go away if the cause did), ranked by it.
 
 A rule that does not apply stays silent: one fires only when its bound is at least MIN_SAVING
-of the window's wall time. This first set reads the summary's evidence; the call sites of syncs,
-Tensor Core use, fusion runs and memory headroom are still to come (issue 32).
+of the window's wall time. Each bound reads the summary's evidence (verdict.Evidence), so the
+advice and the verdict never disagree on a number.
 """
 
 from __future__ import annotations
