@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from ..timescale import format_duration as _ms
 from .summary import Summary
-from .verdict import SHORT_KERNELS
 
 MIN_SAVING = 0.05  # of the window's wall time: below it a rule stays silent
 
@@ -82,12 +81,13 @@ def advise(summary: Summary) -> list[Recommendation]:
         ),
         (
             "launch-overhead",
-            launch_bound if e.short_work_share >= SHORT_KERNELS else 0,
+            launch_bound if e.launches_outweigh_work else 0,
             "Kernel launches cost more than the kernels",
             'capture the step in a CUDA graph (torch.compile(mode="reduce-overhead"), '
             "torch.cuda.graphs) or give each kernel more work (a larger batch)",
-            f"{e.short_work_share:.0%} of {e.pieces:,} pieces of GPU work were shorter than "
-            f"their launch; {e.launches:,} launch calls took {_ms(e.launch_cpu_ns)} of CPU",
+            f"{e.launches:,} launch calls took {_ms(e.launch_cpu_ns)} of CPU for "
+            f"{_ms(e.launched_gpu_ns)} of GPU work; {e.short_work_share:.0%} of the "
+            f"{e.pieces:,} pieces of work ran shorter than their launch",
         ),
     ]
     for rule, bound, title, change, evidence in candidates:

@@ -83,6 +83,16 @@ class Evidence:
     def idle_share(self, ns: int) -> float:
         return ns / self.idle_ns if self.idle_ns else 0.0
 
+    @property
+    def launches_outweigh_work(self) -> bool:
+        """The launch calls took at least the GPU time they started, or most of the work they
+        started ran shorter than its launch. Without launch calls (CUPTI's range profiler
+        records ranges, not kernels and their launches) launch overhead is not known: never
+        true on 0 ns against 0."""
+        return bool(self.launches) and (
+            self.launch_cpu_ns >= self.launched_gpu_ns or self.short_work_share >= SHORT_KERNELS
+        )
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -388,13 +398,7 @@ def _label(e: Evidence, has_work: bool) -> str:
         return "sync-bound"
     if e.idle_share(e.copy_idle_ns) >= CAUSE_SHARE:
         return "copy-bound"
-    # With no launch calls in the trace (CUPTI's range profiler records ranges, not kernels and
-    # their launches), launch overhead is not known: never "overhead-bound" on 0 ns against 0.
-    if (
-        e.gpu_busy < BUSY_LOW
-        and e.launches
-        and (e.launch_cpu_ns >= e.launched_gpu_ns or e.short_work_share >= SHORT_KERNELS)
-    ):
+    if e.gpu_busy < BUSY_LOW and e.launches_outweigh_work:
         return "overhead-bound"
     return "mixed"
 
