@@ -56,6 +56,38 @@ EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator
 # TF32 (cuBLAS/cuBLASLt `tf32`, `s1688`/`s16816` MMA shapes, CUTLASS `tensorop`, `xmma`; hipBLASLt
 # `xf32`): fp32 data reaches tensor cores no other way, so its roof is the TF32 peak.
 TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop|xmma", re.IGNORECASE)
+# GEMM and convolution kernels (cuBLAS, cuBLASLt's nvjet, CUTLASS, cuDNN, hipBLASLt's Cijk_,
+# rocBLAS, MIOpen), the work tensor cores can run. Normalisation kernels cuDNN names are not.
+MATMUL_KERNEL = re.compile(
+    r"gemm|gemv|nvjet|cutlass|Cijk_|xmma|wgmma|conv(?!ert)|winograd|wgrad|dgrad|fprop|scudnn"
+    r"|hcudnn|cudnn_.*_nn_v1|rocblas|MIOpen",
+    re.IGNORECASE,
+)
+# Of those, the ones that ran on tensor cores: the TensorBoard plugin's list (after NVIDIA
+# PyProf: MMA shapes h884 s1688 16816 i8816 c1688, hmma, xmma and cuDNN's tensor-core
+# convolutions), with what came after it: CUTLASS `tensorop`, Hopper `wgmma` and cuBLASLt's
+# `nvjet`, TF32 in the name, AMD's matrix-core tiles (hipBLASLt `MI16x16`, `mfma`).
+TENSOR_CORE_KERNEL = re.compile(
+    r"h884|s884|h1688|s1688|hmma|i8816|16816|16832|c1688|dgrad_1x1_stride_2x2"
+    r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma|tensorop|wgmma|nvjet"
+    r"|tf32|xf32|_MI\d+x\d+|mfma",
+    re.IGNORECASE,
+)
+# fp32 GEMMs and convolutions on CUDA cores (cuBLAS `sgemm` and its small-matrix `gemmSN`,
+# cuDNN's `scudnn` and implicit-GEMM/Winograd/direct kernels on floats): with TF32 or a 16-bit
+# dtype they could run on tensor cores.
+FP32_CUDA_CORE_KERNEL = re.compile(
+    r"sgemm|scudnn|gemmSN_\w+<float|gemmk1_kernel<float|winograd\w*<float"
+    r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float",
+    re.IGNORECASE,
+)
+# Elementwise, reduction and normalisation kernels of eager torch and cuDNN: one memory pass
+# each, what torch.compile fuses into one. Triton kernels are compiled (already fused).
+FUSABLE_KERNEL = re.compile(
+    r"^(?!triton_).*(elementwise_kernel|reduce_kernel|layer_norm|LayerNorm|rms_?norm|RMSNorm"
+    r"|batch_norm|bn_fw|bn_bw|softmax|dropout|act_and_mul|index_elementwise)",
+    re.IGNORECASE,
+)
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
 PROFILER_STEP_ROW = "ProfilerStep*"

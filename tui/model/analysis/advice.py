@@ -1,103 +1,315 @@
-"""What to change next: a recommendation per cause the summary measured, with its evidence and
-an upper bound on the time it could save (what would go away if the cause did), ranked by it.
+"""What to change next: a recommendation per cause the summary measured, with its evidence, the
+slice that shows it, and an upper bound on the time it could save (what would go away if the
+cause did), ranked by it.
 
-A rule that does not apply stays silent: one fires only when its bound is at least MIN_SAVING
-of the window's wall time. Each bound reads the summary's evidence (verdict.Evidence), so the
-advice and the verdict never disagree on a number.
+A rule that does not apply stays silent. Thresholds, here and nowhere else:
+- a rule with a time bound fires when the bound is at least MIN_SAVING of the window's wall time;
+- memory headroom fires when the peak reserved memory is at most HEADROOM of the device's and
+  the GPU is not busy (below verdict.BUSY_HIGH) or launches outweigh the work;
+- fragmentation fires when, at the peak, the allocator holds at least FRAGMENTED of its reserved
+  memory unallocated, and at least FRAGMENTED_BYTES.
+The idle-time bounds read the summary's evidence (verdict.Evidence), so the advice and the
+verdict never disagree on a number. Memory advice has no time bound: it comes after the rest.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
+import numpy as np
+
+from ..text import counted
 from ..timescale import format_duration as _ms
+from ..trace import Trace
+from .collectives import exposed_by_kind
+from .fusion import fusion_runs
+from .memory import device_name
+from .roofline import trace_peaks
 from .summary import Summary
+from .sync_sites import sync_sites
+from .syncs import blocking_copies
+from .tensor_cores import fp32_on_cuda_cores, tensor_core_gain
+from .verdict import BUSY_HIGH, dataloader_rows, idle_covered
 
 MIN_SAVING = 0.05  # of the window's wall time: below it a rule stays silent
+HEADROOM = 0.5  # of the device's memory
+FRAGMENTED = 0.25  # of the reserved memory, unallocated at the peak
+FRAGMENTED_BYTES = 2**30
+SITES_SHOWN = 3
+
+Rule = Literal[
+    "data-loading",
+    "syncs",
+    "host-copies",
+    "communication",
+    "launch-overhead",
+    "tensor-cores",
+    "fusion",
+    "memory-headroom",
+    "fragmentation",
+]
+
+
+@dataclass(frozen=True)
+class Target:
+    """The slice that shows a recommendation's evidence best."""
+
+    row: int
+    name: str
+    lane: str
+    start_ns: int
 
 
 @dataclass(frozen=True)
 class Recommendation:
-    rule: str  # data-loading, syncs, host-copies, communication, launch-overhead
+    rule: Rule
     title: str
     change: str  # what to try
     evidence: str  # what was measured, in words
-    bound_ns: int  # over the summary's window
+    bound_ns: int  # over the summary's window (0: no time bound, memory advice)
     steps: int  # in the window (0: the trace has none)
+    target: Target | None = None
 
     @property
     def per_step_ns(self) -> int | None:
         return self.bound_ns // self.steps if self.steps else None
 
 
-def advise(summary: Summary) -> list[Recommendation]:
-    """The recommendations for the summary's window, the largest bound first."""
+def advise(trace: Trace, summary: Summary) -> list[Recommendation]:
+    """The recommendations for the summary's window: the largest time bound first, then the
+    memory advice."""
     e = summary.verdict.evidence
     if not e.wall_ns or not e.gpu_busy_ns:
         return []
     steps = len(summary.steps)
-    found = []
-    explained = e.dataloader_idle_ns + e.sync_idle_ns + e.copy_idle_ns
+    floor = MIN_SAVING * e.wall_ns
+    timed = [r for rule in _TIMED if (r := rule(trace, summary)) is not None]
+    found = [
+        Recommendation(*r, steps=steps, target=_target(trace, t)) for r, t in timed if r[4] >= floor
+    ]
+    found.sort(key=lambda r: -r.bound_ns)
+    return found + [Recommendation(*r, steps=steps) for r in _memory(trace, summary)]
+
+
+# (rule, title, change, evidence, bound_ns) and the target row.
+_Found = tuple[tuple[Rule, str, str, str, int], int]
+
+
+def _data_loading(trace: Trace, summary: Summary) -> _Found | None:
+    e = summary.verdict.evidence
+    if not e.dataloader_idle_ns:
+        return None
+    return (
+        "data-loading",
+        "The GPU waits for the DataLoader",
+        "raise DataLoader(num_workers=...), set pin_memory=True and persistent_workers=True, "
+        "prefetch the next batch (prefetch_factor)",
+        f"DataLoader calls cover {_ms(e.dataloader_idle_ns)} of the GPU's {_ms(e.idle_ns)} "
+        "idle time",
+        e.dataloader_idle_ns,
+    ), _most_idle(trace, summary, dataloader_rows(trace))
+
+
+def _syncs(trace: Trace, summary: Summary) -> _Found | None:
+    e = summary.verdict.evidence
+    if not e.sync_idle_ns:
+        return None
+    sites = sync_sites(trace, *summary.verdict.window)
+    steps = len(summary.steps)
+    named = "; ".join(
+        f"{s.site}: {counted(s.calls, 'call')}"
+        + (f" ({s.calls / steps:.3g}/step)" if steps else "")
+        + f", {_ms(s.idle_ns)} of GPU idle"
+        for s in sites[:SITES_SHOWN]
+    )
+    return (
+        "syncs",
+        "CPU calls wait for the GPU",
+        "move .item(), .cpu(), .tolist() and torch.cuda.synchronize() out of the step, "
+        "batch them, or copy with non_blocking=True",
+        f"{summary.sync_calls:,} sync calls waited {_ms(summary.sync_ns)}; they cover "
+        f"{_ms(e.sync_idle_ns)} of the GPU's idle time" + (f"; from {named}" if named else ""),
+        e.sync_idle_ns,
+    ), sites[0].longest if sites else -1
+
+
+def _host_copies(trace: Trace, summary: Summary) -> _Found | None:
+    e = summary.verdict.evidence
+    if not e.copy_idle_ns:
+        return None
+    return (
+        "host-copies",
+        "Blocking copies leave the GPU idle",
+        "pin the host memory (pin_memory=True, tensor.pin_memory()) and copy with "
+        "non_blocking=True",
+        f"blocking copies with nothing else in flight cover {_ms(e.copy_idle_ns)} of the GPU's "
+        "idle time",
+        e.copy_idle_ns,
+    ), _most_idle(trace, summary, blocking_copies(trace))
+
+
+def _communication(trace: Trace, summary: Summary) -> _Found | None:
+    time = summary.gpu_time
+    if not time.exposed_comm_ns:
+        return None
+    kinds = exposed_by_kind(trace, *summary.verdict.window)
+    named = ", ".join(f"{k.kind} {_ms(k.exposed_ns)} ({k.calls:,} calls)" for k in kinds[:3])
+    return (
+        "communication",
+        "Communication is not overlapped with compute",
+        "overlap it: tune DDP's bucket_cap_mb, FSDP's forward/backward prefetch, no_sync() for "
+        "gradient accumulation",
+        f"{_ms(time.exposed_comm_ns)} of {_ms(time.communication_ns)} of collectives ran with no "
+        "compute beside them" + (f": {named}" if named else ""),
+        time.exposed_comm_ns,
+    ), kinds[0].most if kinds else -1
+
+
+def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
+    e = summary.verdict.evidence
+    if not e.launches_outweigh_work:
+        return None
     # Launch calls can cost at most the idle time no other cause covers, and at most their
     # own CPU time: that is what graphs or compilation could give back.
-    launch_bound = min(e.launch_cpu_ns, max(e.idle_ns - explained, 0))
-    candidates = [
-        (
-            "data-loading",
-            e.dataloader_idle_ns,
-            "The GPU waits for the DataLoader",
-            "raise DataLoader(num_workers=...), set pin_memory=True and persistent_workers=True, "
-            "prefetch the next batch (prefetch_factor)",
-            f"DataLoader calls cover {_ms(e.dataloader_idle_ns)} of the GPU's "
-            f"{_ms(e.idle_ns)} idle time",
-        ),
-        (
-            "syncs",
-            e.sync_idle_ns,
-            "CPU calls wait for the GPU",
-            "move .item(), .cpu(), .tolist() and torch.cuda.synchronize() out of the step, "
-            "batch them, or copy with non_blocking=True",
-            f"{summary.sync_calls:,} sync calls waited {_ms(summary.sync_ns)}; they cover "
-            f"{_ms(e.sync_idle_ns)} of the GPU's idle time",
-        ),
-        (
-            "host-copies",
-            e.copy_idle_ns,
-            "Blocking copies leave the GPU idle",
-            "pin the host memory (pin_memory=True, tensor.pin_memory()) and copy with "
-            "non_blocking=True",
-            f"blocking copies with nothing else in flight cover {_ms(e.copy_idle_ns)} of the "
-            "GPU's idle time",
-        ),
-        (
-            "communication",
-            summary.gpu_time.exposed_comm_ns,
-            "Communication is not overlapped with compute",
-            "overlap it: tune DDP's bucket_cap_mb, FSDP's forward/backward prefetch, no_sync() "
-            "for gradient accumulation",
-            f"{_ms(summary.gpu_time.exposed_comm_ns)} of "
-            f"{_ms(summary.gpu_time.communication_ns)} of collectives ran with no compute "
-            "beside them",
-        ),
-        (
-            "launch-overhead",
-            launch_bound if e.launches_outweigh_work else 0,
-            "Kernel launches cost more than the kernels",
-            'capture the step in a CUDA graph (torch.compile(mode="reduce-overhead"), '
-            "torch.cuda.graphs) or give each kernel more work (a larger batch)",
-            f"{e.launches:,} launch calls took {_ms(e.launch_cpu_ns)} of CPU for "
-            f"{_ms(e.launched_gpu_ns)} of GPU work; {e.short_work_share:.0%} of the "
-            f"{e.pieces:,} pieces of work ran shorter than their launch",
-        ),
-    ]
-    for rule, bound, title, change, evidence in candidates:
-        if bound >= MIN_SAVING * e.wall_ns:
-            found.append(Recommendation(rule, title, change, evidence, bound, steps))
-    return sorted(found, key=lambda r: -r.bound_ns)
+    explained = e.dataloader_idle_ns + e.sync_idle_ns + e.copy_idle_ns
+    return (
+        "launch-overhead",
+        "Kernel launches cost more than the kernels",
+        'capture the step in a CUDA graph (torch.compile(mode="reduce-overhead"), '
+        "torch.cuda.graphs) or give each kernel more work (a larger batch)",
+        f"{e.launches:,} launch calls took {_ms(e.launch_cpu_ns)} of CPU for "
+        f"{_ms(e.launched_gpu_ns)} of GPU work; {e.short_work_share:.0%} of the {e.pieces:,} "
+        "pieces of work ran shorter than their launch",
+        min(e.launch_cpu_ns, max(e.idle_ns - explained, 0)),
+    ), -1
+
+
+def _tensor_cores(trace: Trace, summary: Summary) -> _Found | None:
+    work = fp32_on_cuda_cores(trace, *summary.verdict.window)
+    if not work.gpu_ns:
+        return None
+    peaks = trace_peaks(trace)
+    mode, ratio = tensor_core_gain(peaks)
+    if mode == "tf32":
+        change = (
+            'torch.set_float32_matmul_precision("high") (TF32 matmuls), '
+            "torch.backends.cudnn.allow_tf32 = True, or bf16 autocast"
+        )
+    else:  # a device without TF32 (V100): 16-bit tensor cores only
+        change = "torch.autocast(device_type='cuda', dtype=torch.float16) with a GradScaler"
+    device = peaks.device if peaks is not None else "an unknown device (the smallest known ratio)"
+    return (
+        "tensor-cores",
+        "fp32 GEMMs and convolutions ran on CUDA cores",
+        change,
+        f"{counted(work.kernels, 'kernel')} ({_ms(work.gpu_ns)}) ran without tensor cores, "
+        f"most in {_bare(work.names[0])}; {mode} peaks {ratio:.3g}x fp32 on {device}",
+        round(work.gpu_ns * (1 - 1 / ratio)),
+    ), work.longest
+
+
+def _fusion(trace: Trace, summary: Summary) -> _Found | None:
+    runs = fusion_runs(trace, *summary.verdict.window)
+    if not runs.runs:
+        return None
+    change = (
+        "these eager kernels ran outside the compiled regions: look for graph breaks "
+        "(TORCH_LOGS=graph_breaks) and compile with a backend that fuses (inductor)"
+        if summary.compiled is not None
+        else "torch.compile the model (Inductor fuses elementwise and normalisation chains)"
+    )
+    return (
+        "fusion",
+        "Chains of elementwise kernels could be fused",
+        change,
+        f"{runs.runs:,} runs of {runs.kernels:,} elementwise, reduction or normalisation "
+        f"kernels ({_ms(runs.gpu_ns)}) one after another, the longest {runs.longest_run}; "
+        "fused, each would pass over memory once",
+        runs.saving_ns,
+    ), runs.first
+
+
+def _target(trace: Trace, row: int) -> Target | None:
+    if row < 0:
+        return None
+    name, lane = trace.slice_name(row), trace.lane_of(row).name
+    return Target(row, name, lane, int(trace.slices.start[row]))
+
+
+def _most_idle(trace: Trace, summary: Summary, rows: np.ndarray) -> int:
+    """The row of `rows` covering the most idle time of the window (-1: none covers any)."""
+    if not len(rows):
+        return -1
+    covered = idle_covered(trace, rows, *summary.verdict.window)
+    return int(rows[np.argmax(covered)]) if covered.max() > 0 else -1
+
+
+_TIMED: tuple[Callable[[Trace, Summary], _Found | None], ...] = (
+    _data_loading,
+    _syncs,
+    _host_copies,
+    _communication,
+    _launch_overhead,
+    _tensor_cores,
+    _fusion,
+)
+
+
+def _memory(trace: Trace, summary: Summary) -> list[tuple[Rule, str, str, str, int]]:
+    """Headroom for a larger batch and fragmentation, per GPU with allocator records."""
+    e = summary.verdict.evidence
+    sizes = {
+        device_name(1, int(d["id"])): d["totalGlobalMem"]
+        for d in trace.devices
+        if isinstance(d.get("id"), int) and isinstance(d.get("totalGlobalMem"), int)
+    }
+    out: list[tuple[Rule, str, str, str, int]] = []
+    for peak in summary.memory_peaks:
+        size = sizes.get(peak.device.replace("hip:", "cuda:"))
+        room = e.gpu_busy < BUSY_HIGH or e.launches_outweigh_work
+        if size and peak.reserved and peak.reserved <= HEADROOM * size and room:
+            out.append(
+                (
+                    "memory-headroom",
+                    f"{peak.device} has room for a larger batch",
+                    "raise the batch size (each kernel gets more work, the GPU idles less)",
+                    f"peak reserved {_gib(peak.reserved)} of {_gib(size)} "
+                    f"({peak.reserved / size:.0%}); GPU busy {e.gpu_busy:.0%}",
+                    0,
+                )
+            )
+        slack = peak.reserved - peak.allocated
+        if peak.reserved and slack >= FRAGMENTED * peak.reserved and slack >= FRAGMENTED_BYTES:
+            out.append(
+                (
+                    "fragmentation",
+                    f"{peak.device}'s allocator holds memory it cannot use",
+                    "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+                    f"at the peak {_gib(peak.allocated)} allocated of {_gib(peak.reserved)} "
+                    f"reserved: {_gib(slack)} ({slack / peak.reserved:.0%}) cached but free",
+                    0,
+                )
+            )
+    return out
+
+
+def _bare(kernel: str) -> str:
+    """`void cudnn::detail::dgrad_engine<float, ...>(int, ...)` -> `cudnn::detail::dgrad_engine`."""
+    name = kernel.removeprefix("void ")
+    cut = min((i for i in (name.find("<"), name.find("(")) if i > 0), default=len(name))
+    return name[:cut]
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.3g} GiB"
 
 
 def bound_text(r: Recommendation) -> str:
-    """`up to 1.23 ms per step` (or `in the window` without steps)."""
+    """`up to 1.23 ms per step` (or `in the window` without steps; memory advice has none)."""
+    if not r.bound_ns:
+        return "no time bound"
     if r.per_step_ns is None:
         return f"up to {_ms(r.bound_ns)} in the window"
     return f"up to {_ms(r.per_step_ns)} per step"

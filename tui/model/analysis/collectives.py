@@ -16,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ..intervals import merge
 from ..patterns import COLLECTIVE_ANNOTATION_KIND, COLLECTIVE_KERNEL_KIND, COLLECTIVE_NAME_KIND
 from ..trace import Trace
 from .attribution import attribute
-from .gpu_time import COMM, work_class
+from .gpu_time import COMM, COMPUTE, work_class
 
 # Bytes per element of the dtypes torch writes in the comms args ("Float", "BFloat16") and in
 # `Input type` ("float", "c10::BFloat16").
@@ -75,13 +76,23 @@ def communication_rows(trace: Trace) -> np.ndarray:
     return np.asarray(attribute(trace).work[np.flatnonzero(work_class(trace) == COMM)])
 
 
+def _by_start(trace: Trace) -> np.ndarray:
+    """The communication kernels' indices into attribute(trace).work, by start."""
+    att = attribute(trace)
+    comm = np.flatnonzero(work_class(trace) == COMM)
+    return comm[np.argsort(trace.slices.start[att.work[comm]], kind="stable")]
+
+
+def _rows_by_start(trace: Trace) -> np.ndarray:
+    """The communication kernels' slice rows, in the order of collectives(trace)."""
+    return np.asarray(attribute(trace).work[_by_start(trace)])
+
+
 def _collectives(trace: Trace) -> list[Collective]:
     s = trace.slices
     att = attribute(trace)
-    comm = np.flatnonzero(work_class(trace) == COMM)
-    comm = comm[np.argsort(s.start[att.work[comm]], kind="stable")]
     out = []
-    for i in comm.tolist():
+    for i in _by_start(trace).tolist():
         row = int(att.work[i])
         found = _described(trace, row, int(att.launch[i]))
         name = trace.slice_name(row)
@@ -167,3 +178,56 @@ def _read_input_size(args: Any, found: dict[str, Any]) -> None:
     size = _DTYPE_BYTES.get(dtype)
     if size and isinstance(shape, list) and all(isinstance(d, int) for d in shape):
         found["bytes"] = math.prod(shape) * size
+
+
+@dataclass(frozen=True)
+class ExposedKind:
+    """One kind of collective's communication with no computation beside it, in a window."""
+
+    kind: str
+    calls: int
+    exposed_ns: int
+    most: int  # slice row of the kernel with the most exposed time
+
+
+def exposed_by_kind(trace: Trace, t0: int, t1: int) -> list[ExposedKind]:
+    """The collectives that started in [t0, t1) by kind, most exposed time first; each
+    kernel's exposed time is its time while no computation runs (gpu_time.py)."""
+    s = trace.slices
+    att = attribute(trace)
+    starts = s.start[att.work]
+    window = (starts >= t0) & (starts < t1)
+    cls = work_class(trace)
+    comm = np.flatnonzero(window & (cls == COMM))
+    if not len(comm):
+        return []
+    compute = att.work[np.flatnonzero(window & (cls == COMPUTE))]
+    order = np.argsort(s.start[compute], kind="stable")
+    u_start, u_end = merge(s.start[compute][order], s.end[compute][order])
+    rows = att.work[comm]
+    overlap = _union_before(u_start, u_end, s.end[rows]) - _union_before(
+        u_start, u_end, s.start[rows]
+    )
+    exposed = s.dur[rows] - overlap
+    by_row = dict(
+        zip(_rows_by_start(trace).tolist(), (c.kind for c in collectives(trace)), strict=True)
+    )
+    found: dict[str, list[tuple[int, int]]] = {}
+    for row, ns in zip(rows.tolist(), exposed.tolist(), strict=True):
+        found.setdefault(by_row[row], []).append((row, ns))
+    out = [
+        ExposedKind(kind, len(v), sum(ns for _, ns in v), max(v, key=lambda x: x[1])[0])
+        for kind, v in found.items()
+    ]
+    return sorted(out, key=lambda e: (-e.exposed_ns, e.kind))
+
+
+def _union_before(u_start: np.ndarray, u_end: np.ndarray, t: np.ndarray) -> np.ndarray:
+    """The time sorted disjoint intervals cover before each time in `t`."""
+    if not len(u_start):
+        return np.zeros(len(t), np.int64)
+    before = np.concatenate(([0], np.cumsum(u_end - u_start)))
+    k = np.searchsorted(u_start, t, side="right")
+    last = np.maximum(k - 1, 0)
+    inside = np.clip(t - u_start[last], 0, u_end[last] - u_start[last])
+    return np.asarray(np.where(k > 0, before[last] + inside, 0), np.int64)

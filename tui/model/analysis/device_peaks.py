@@ -82,6 +82,11 @@ _TABLE: list[tuple[str, Peaks]] = [
 ]
 
 
+def all_peaks() -> list[Peaks]:
+    """Every device the table knows."""
+    return [peaks for _, peaks in _TABLE]
+
+
 def peaks_for(name: str, override: str | None = None) -> Peaks | None:
     """The peaks of the device named `name` (None when unknown), with a user's `override`
     ("bf16=900,hbm=3.0"; default TRACE_TUI_PEAKS) applied; an override alone names a device.

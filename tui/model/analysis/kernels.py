@@ -11,6 +11,7 @@ from ..trace import Trace
 from .attribution import attribute
 from .graphs import graphs
 from .scope import Scope
+from .tensor_cores import uses_tensor_cores
 
 if TYPE_CHECKING:
     from .op_work import WorkTotals
@@ -41,6 +42,7 @@ class KernelStat:
     work: WorkTotals | None = None  # the modelled calls' FLOPs and roof (op_work.py)
     graphs: tuple[str, ...] = ()  # the CUDA graphs its instances were replayed in (graphs.py)
     graphed: int = 0  # its instances that ran in a graph replay
+    tensor_cores: bool | None = None  # a GEMM or convolution on tensor cores (None: neither)
 
     @property
     def key(self) -> str:
@@ -71,9 +73,10 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
     for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
         total = int(dur[a:b].sum())
         first = int(rows[a:b][np.argmin(s.start[rows[a:b]])])
+        name = trace.names[int(names[a])]
         out.append(
             KernelStat(
-                trace.names[int(names[a])],
+                name,
                 b - a,
                 total,
                 int(dur[a]),
@@ -82,6 +85,7 @@ def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
                 _geometry(trace, first),
                 graphs=tuple(found.graphs[g].label for g in np.unique(graph_of[a:b]) if g >= 0),
                 graphed=int((graph_of[a:b] >= 0).sum()),
+                tensor_cores=uses_tensor_cores(name),
             )
         )
     out.sort(key=lambda k: (-k.total_ns, k.name))

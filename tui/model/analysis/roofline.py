@@ -256,10 +256,11 @@ def roofline(trace: Trace, override: str | None = None) -> Roofline:
     """The by-shape rows of the whole trace, with the peaks of its first GPU."""
     rows, call_rows, call_group = shape_rows(trace)
     recorded = bool(rows) or shapes_recorded(trace)
-    return Roofline(rows, _peaks(trace, override), recorded, call_rows, call_group)
+    return Roofline(rows, trace_peaks(trace, override), recorded, call_rows, call_group)
 
 
-def _peaks(trace: Trace, override: str | None) -> Peaks | None:
+def trace_peaks(trace: Trace, override: str | None = None) -> Peaks | None:
+    """The peaks of the trace's first named GPU (None: unknown)."""
     names = [_device_name(d) for d in trace.devices]
     return peaks_for(next((n for n in names if n), ""), override)
 
@@ -439,4 +440,4 @@ def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] 
     gpu = int(cuda_totals(trace)[1][row])
     dims = json.dumps(args.get("Input Dims")) if isinstance(args, dict) else ""
     one = ShapeRow(trace.slice_name(row), dims, work, 1, gpu, gpu, gpu)
-    return one, Roofline([one], _peaks(trace, None), True)
+    return one, Roofline([one], trace_peaks(trace, None), True)

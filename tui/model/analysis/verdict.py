@@ -252,7 +252,7 @@ def _verdict(
         time.communication_ns,
         time.exposed_comm_ns,
         int((idle_end - idle_start).sum()),
-        _covered(trace, _dataloader_rows(trace), idle_start, idle_end),
+        _covered(trace, dataloader_rows(trace), idle_start, idle_end),
         _covered(trace, waiting_syncs(trace), idle_start, idle_end),
         _covered(trace, blocking_copies(trace), idle_start, idle_end),
         _covering_names(trace, idle_start, idle_end, t1 - t0) if names else (),
@@ -284,6 +284,15 @@ def _covered(trace: Trace, rows: np.ndarray, idle_start: np.ndarray, idle_end: n
     return int(_idle_in(idle_start, idle_end, start, end).sum())
 
 
+def idle_covered(trace: Trace, rows: np.ndarray, t0: int, t1: int) -> np.ndarray:
+    """Per slice of `rows`: how much of the GPU's idle time in [t0, t1) it covers."""
+    idle_start, idle_end = _work_index(trace).idle(t0, t1)
+    if len(rows) == 0 or len(idle_start) == 0:
+        return np.zeros(len(rows), np.int64)
+    s = trace.slices
+    return _idle_in(idle_start, idle_end, s.start[rows], s.end[rows])
+
+
 def _idle_in(
     idle_start: np.ndarray, idle_end: np.ndarray, start: np.ndarray, end: np.ndarray
 ) -> np.ndarray:
@@ -304,7 +313,7 @@ def _idle_before(idle_start: np.ndarray, idle_end: np.ndarray, t: np.ndarray) ->
     return total
 
 
-def _dataloader_rows(trace: Trace) -> np.ndarray:
+def dataloader_rows(trace: Trace) -> np.ndarray:
     def find() -> np.ndarray:
         named = trace.name_test(DATALOADER_NAME.search)
         return np.flatnonzero(trace.kind_mask("cpu") & named[trace.slices.name]).astype(np.int64)

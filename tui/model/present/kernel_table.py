@@ -1,6 +1,7 @@
 """The kernel table: each kernel (memcpy, memset) name's time on the GPU, its share of the
-table's GPU time, per call, its launch geometry as Kineto wrote it, its Triton config, the CUDA
-graphs it was replayed in and, once the roofline is known, its modelled calls' work."""
+table's GPU time, per call, whether a GEMM or convolution ran on tensor cores, its launch
+geometry as Kineto wrote it, its Triton config, the CUDA graphs it was replayed in and, once the
+roofline is known, its modelled calls' work."""
 
 from __future__ import annotations
 
@@ -90,6 +91,16 @@ def _kernels() -> Table[KernelStat]:
         Column("min", v.MIN, least, _duration(least), "min_ns"),
         Column("max", v.MAX, most, _duration(most), "max_ns"),
         Column("calls", v.CALLS, calls, count(calls), "calls"),
+        Column(
+            "tensor_cores",
+            "TC",
+            _tensor_core_sort,
+            plain(_tensor_core_label),
+            "tensor_cores",
+            needs="matmul",
+            numeric=False,
+            json_value=lambda r: r.tensor_cores,
+        ),
         *(_geometry(key, header, label) for key, header, label in _GEOMETRY),
         *(_geometry(key, header, label, "triton") for key, header, label in _TRITON),
         Column(
@@ -106,6 +117,16 @@ def _kernels() -> Table[KernelStat]:
         *work_columns(KernelStat),
     )
     return Table("kernels", columns, "total")
+
+
+def _tensor_core_label(r: KernelStat) -> str:
+    """`yes`/`no` for a GEMM or convolution kernel (whether it ran on tensor cores), else ""."""
+    return {True: "yes", False: "no", None: ""}[r.tensor_cores]
+
+
+def _tensor_core_sort(r: KernelStat) -> str:
+    """The kernels on CUDA cores first (what to look at), those on tensor cores, then the rest."""
+    return {False: "0", True: "1", None: "2"}[r.tensor_cores]
 
 
 def _graph_label(r: KernelStat) -> str:

@@ -23,9 +23,11 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
   steps: [{name, start_ns, dur_ns (its CPU span), gpu_ns (GPU work it launched), gpu_wall_ns
           (from its start to the end of its CPU span or of its last GPU work), gpu_busy_fraction
           (its own work over gpu_wall_ns), verdict}],
-  next_steps: [{rule (data-loading | syncs | host-copies | communication | launch-overhead),
-          title, change, evidence, bound_ns (the most it could save over the window),
-          bound_per_step_ns (null without steps)}]: analysis/advice.py, largest bound first,
+  next_steps: [{rule (data-loading | syncs | host-copies | communication | launch-overhead |
+          tensor-cores | fusion | memory-headroom | fragmentation), title, change, evidence,
+          bound_ns (the most it could save over the window; 0 for memory advice),
+          bound_per_step_ns (null without steps), evidence_slice: null | {row, name, lane,
+          start_ns} (the slice that shows it)}]: analysis/advice.py, largest bound first,
   table: "ops" or "kernels", sort, rows: [...] with the JSON keys of op_table.py, kernel_table.py
          (ops: name, self_cpu_ns, cpu_total_ns, cpu_avg_ns, self_cuda_ns, cuda_total_ns,
          cuda_avg_ns, cpu_mem_bytes, self_cpu_mem_bytes, cuda_mem_bytes, self_cuda_mem_bytes,
@@ -43,7 +45,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from ..analysis.advice import advise, bound_text
+from ..analysis.advice import bound_text
 from ..analysis.compiled import Compiled
 from ..analysis.summary import StepRow, Summary
 from ..text import counted, printable
@@ -138,8 +140,9 @@ def as_json(
                 "evidence": r.evidence,
                 "bound_ns": r.bound_ns,
                 "bound_per_step_ns": r.per_step_ns,
+                "evidence_slice": None if r.target is None else asdict(r.target),
             }
-            for r in advise(summary)
+            for r in report.advice
         ],
         "table": report.table.name,
         "sort": report.sort,
@@ -305,7 +308,7 @@ def as_text(
         out.append(printable(path) + of)
         width = max(len(label) for label, _ in pairs)
         out += [f"{label:<{width}}  {printable(value)}" for label, value in pairs]
-    advice = advise(summary)
+    advice = report.advice
     if advice:
         out += ["", "### Next steps" if markdown else "Next steps (largest possible saving first)"]
         for n, r in enumerate(advice, 1):

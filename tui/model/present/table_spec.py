@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from ..analysis.graphs import graphs
+from ..analysis.tensor_cores import has_matmul_kernels
 from ..trace import Trace
 
 R = TypeVar("R")
@@ -45,10 +46,10 @@ class Column(Generic[R]):
         json_key: where the value goes in JSON ("a.b" nests; None values are left out of a
             nested group); None to leave it out.
         share_of: for a share column, the Totals field it is a share of.
-        needs: "gpu", "memory", "work", "graphs" or "triton" when shown only for traces that
-            have GPU work, allocator records, ops the performance model knows (with a
-            roofline), CUDA graph replays or Triton kernels; "json" for a value written to JSON
-            (and csv) only.
+        needs: "gpu", "memory", "work", "graphs", "triton" or "matmul" when shown only for
+            traces that have GPU work, allocator records, ops the performance model knows (with
+            a roofline), CUDA graph replays, Triton kernels or GEMM/convolution kernels; "json"
+            for a value written to JSON (and csv) only.
         numeric: sorts largest first and is aligned right in the panes.
         json_value: what JSON gets, when not `value` (a share as a fraction, say).
         sortable: whether `--sort` and the panes may sort on it.
@@ -78,6 +79,7 @@ def features(trace: Trace, work: bool = False) -> frozenset[str]:
         "work": work,
         "graphs": bool(graphs(trace).replays),
         "triton": any(n.startswith("triton_") for n in trace.names),
+        "matmul": has_matmul_kernels(trace),
     }
     return frozenset(name for name, present in has.items() if present)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast
 
+from ..analysis.advice import Recommendation, advise
 from ..analysis.kernels import KernelStat, kernel_stats
 from ..analysis.op_work import kernel_work, op_work
 from ..analysis.ops import OpStat, op_stats
@@ -50,6 +51,7 @@ class ScopeReport(Generic[S]):
     totals: Totals
     sort: str
     frames_hidden: int = 0  # Python-frame rows left out of `rows` (scope_report's `frames`)
+    advice: list[Recommendation] = field(default_factory=list)  # for the summary's window
 
     def view(self, top: int = 0) -> View[S]:
         """The first `top` rows (0: all) under the columns shown."""
@@ -156,4 +158,7 @@ def _made(
 ) -> ScopeReport[S]:
     key = sort or default_sort(trace, table)
     shown = table.shown(trace, work=work)
-    return ScopeReport(summary, table, shown, table.sort(rows, key), totals, key)
+    sorted_rows = table.sort(rows, key)
+    return ScopeReport(
+        summary, table, shown, sorted_rows, totals, key, advice=advise(trace, summary)
+    )
