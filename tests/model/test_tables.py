@@ -96,6 +96,7 @@ def test_json_rows_carry_every_value_under_its_key():
             "share",
             "geometry",
             "graphs",
+            "tensor_cores",
         }
         | WORK_JSON_KEYS
     )

@@ -155,7 +155,9 @@ def _communication(trace: Trace, summary: Summary) -> _Found | None:
     if not time.exposed_comm_ns:
         return None
     kinds = exposed_by_kind(trace, *summary.verdict.window)
-    named = ", ".join(f"{k.kind} {_ms(k.exposed_ns)} ({k.calls:,} calls)" for k in kinds[:3])
+    named = ", ".join(
+        f"{k.kind} {_ms(k.exposed_ns)} ({counted(k.calls, 'call')})" for k in kinds[:3]
+    )
     return (
         "communication",
         "Communication is not overlapped with compute",
@@ -224,7 +226,7 @@ def _fusion(trace: Trace, summary: Summary) -> _Found | None:
         "fusion",
         "Chains of elementwise kernels could be fused",
         change,
-        f"{runs.runs:,} runs of {runs.kernels:,} elementwise, reduction or normalisation "
+        f"{counted(runs.runs, 'run')} of {runs.kernels:,} elementwise, reduction or normalisation "
         f"kernels ({_ms(runs.gpu_ns)}) one after another, the longest {runs.longest_run}; "
         "fused, each would pass over memory once",
         runs.saving_ns,
