@@ -1,5 +1,5 @@
 """TraceScreen: one trace: the timeline, the details under it and one pane slot, where the
-stats, call tree and diff panes take turns.
+stats, call tree, diff and next-steps panes take turns.
 
 Keys go to what has focus: a pane declares its own bindings, so they act only while it has the
 keys, and the screen forwards none. A new pane is its widget module plus one line in PANES.
@@ -31,6 +31,7 @@ from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.screens.health import HealthScreen
 from tui.screens.keys import COMMON
+from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
@@ -87,6 +88,7 @@ PANES = (
     PaneKind("stats", "t", "Stats", StatsPane.opened),
     PaneKind("tree", "T", "Call tree", TreePane.opened),
     PaneKind("diff", "D", "Diff", DiffPane.opened, paired=True),
+    PaneKind("advice", "A", "Next steps", AdvicePane.opened),
 )
 
 

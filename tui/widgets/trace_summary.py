@@ -1,10 +1,12 @@
-"""TraceSummary: the file, its span, slice count and GPUs, in one or two lines."""
+"""TraceSummary: the file, its span, slice count, health, the first next step and GPUs, in one
+or two lines."""
 
 from __future__ import annotations
 
 from rich.text import Text
 from textual.widgets import Static
 
+from tui.model.analysis.advice import advice_for, headline
 from tui.model.analysis.health import health
 from tui.model.text import printable
 from tui.model.timescale import format_duration
@@ -22,13 +24,14 @@ class TraceSummary(Static):
         self.trace, self.shown_as = trace, shown_as
         super().__init__(self._text(None))
 
-    def _text(self, health_line: str | None) -> Text:
+    def _text(self, health_line: str | None, next_line: str | None = None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
-        lines = describe(self.trace, self.shown_as, health_line).splitlines()
+        lines = describe(self.trace, self.shown_as, health_line, next_line).splitlines()
         return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
 
     def on_mount(self) -> None:
-        """The trace's health (torch's checks read some args): in a thread, then shown."""
+        """The trace's health (torch's checks read some args), then its first next step: in a
+        thread, each shown when found."""
 
         def check() -> None:
             try:
@@ -39,15 +42,32 @@ class TraceSummary(Static):
                 self.app.call_from_thread(self.update, self._text(line))
             except RuntimeError:  # the app closed meanwhile
                 return
+            try:
+                advice = advice_for(self.trace)
+                first = f"next: {headline(advice[0])} (A)" if advice else None
+            except Exception as e:  # as for the health checks
+                first = f"next steps: not found ({type(e).__name__})"
+            try:
+                self.app.call_from_thread(self.update, self._text(line, first))
+            except RuntimeError:
+                return
 
         self.run_worker(check, thread=True, group="health", exit_on_error=False)
 
 
-def describe(trace: Trace, shown_as: str | None = None, health_line: str | None = None) -> str:
-    """`file · 12.3 ms · 4,567 slices · health: ok · NVIDIA H100` plus what was skipped; the
-    health line, once found, comes before the device names, which may be long."""
+def describe(
+    trace: Trace,
+    shown_as: str | None = None,
+    health_line: str | None = None,
+    next_line: str | None = None,
+) -> str:
+    """`file · next: data loading, up to 59 ms/step (A) · 12.3 ms · 4,567 slices · health: ok ·
+    NVIDIA H100` plus what was skipped: the first next step, once found, right after the file
+    (what to do matters most and a narrow terminal cuts the end); the health line before the
+    device names, which may be long."""
     parts = [
         shown_as or trace.path.rsplit("/", 1)[-1],
+        *([next_line] if next_line is not None else []),
         format_duration(trace.span_ns),
         f"{len(trace.slices):,} slices",
         *([health_line] if health_line is not None else []),

@@ -14,9 +14,10 @@ verdict never disagree on a number. Memory advice has no time bound: it comes af
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
@@ -27,7 +28,8 @@ from .collectives import exposed_by_kind
 from .fusion import fusion_runs
 from .memory import device_name
 from .roofline import trace_peaks
-from .summary import Summary
+from .scope import Scope
+from .summary import Summary, summarize
 from .sync_sites import sync_sites
 from .syncs import blocking_copies
 from .tensor_cores import fp32_on_cuda_cores, tensor_core_gain
@@ -75,6 +77,26 @@ class Recommendation:
     @property
     def per_step_ns(self) -> int | None:
         return self.bound_ns // self.steps if self.steps else None
+
+
+ADVICE_KEPT = 16  # scopes' advice kept per trace, least recently used dropped first
+
+
+def advice_for(
+    trace: Trace, scope: Scope | None = None, summary: Summary | None = None
+) -> list[Recommendation]:
+    """The advice of a scope (default: the trace), kept for the last ADVICE_KEPT scopes (the
+    pane and the header ask again); `summary`: that scope's summary, where already made."""
+    scope = scope or Scope()
+    kept = cast(OrderedDict[Scope, list[Recommendation]], trace.derive("advice", OrderedDict))
+    found = kept.get(scope)
+    if found is None:
+        found = advise(trace, summary or summarize(trace, scope=scope))
+        kept[scope] = found
+        while len(kept) > ADVICE_KEPT:
+            kept.popitem(last=False)
+    kept.move_to_end(scope)
+    return found
 
 
 def advise(trace: Trace, summary: Summary) -> list[Recommendation]:
@@ -306,6 +328,27 @@ def _bare(kernel: str) -> str:
 
 def _gib(n: int) -> str:
     return f"{n / 2**30:.3g} GiB"
+
+
+SHORT: dict[Rule, str] = {
+    "data-loading": "data loading",
+    "syncs": "CPU-GPU syncs",
+    "host-copies": "blocking copies",
+    "communication": "exposed communication",
+    "launch-overhead": "launch overhead",
+    "tensor-cores": "no tensor cores",
+    "fusion": "unfused kernels",
+    "memory-headroom": "memory to spare",
+    "fragmentation": "fragmented memory",
+}
+
+
+def headline(r: Recommendation) -> str:
+    """`data loading, up to 59.3 ms/step`: the header's words for the first next step."""
+    if not r.bound_ns:
+        return SHORT[r.rule]
+    at = "/step" if r.per_step_ns is not None else " in the window"
+    return f"{SHORT[r.rule]}, up to {_ms(r.per_step_ns or r.bound_ns)}{at}"
 
 
 def bound_text(r: Recommendation) -> str:

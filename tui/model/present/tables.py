@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast
 
-from ..analysis.advice import Recommendation, advise
+from ..analysis.advice import Recommendation, advice_for
 from ..analysis.kernels import KernelStat, kernel_stats
 from ..analysis.op_work import kernel_work, op_work
 from ..analysis.ops import OpStat, op_stats
@@ -126,14 +126,14 @@ def _scope_report(
         if roof is not None:
             work = kernel_work(trace, roof, scope)
             rows = [replace(r, work=work.get(r.key)) for r in rows]
-        return _made(trace, summary, KERNELS, rows, totals, sort, roof is not None)
+        return _made(trace, scope, summary, KERNELS, rows, totals, sort, roof is not None)
     table = SHAPES if by_shape else OPS
     op_rows = op_stats(trace, scope, by_shape)
     if roof is not None:
         found = op_work(trace, roof, scope, by_shape)
         op_rows = [replace(r, work=found.get(r.key)) for r in op_rows]
     kept = op_rows if frames else [r for r in op_rows if not r.python]
-    report = _made(trace, summary, table, kept, totals, sort, roof is not None)
+    report = _made(trace, scope, summary, table, kept, totals, sort, roof is not None)
     return replace(report, frames_hidden=len(op_rows) - len(kept))
 
 
@@ -149,6 +149,7 @@ def default_sort(trace: Trace, table: Table[Any]) -> str:
 
 def _made(
     trace: Trace,
+    scope: Scope,
     summary: Summary,
     table: Table[S],
     rows: list[S],
@@ -158,7 +159,5 @@ def _made(
 ) -> ScopeReport[S]:
     key = sort or default_sort(trace, table)
     shown = table.shown(trace, work=work)
-    sorted_rows = table.sort(rows, key)
-    return ScopeReport(
-        summary, table, shown, sorted_rows, totals, key, advice=advise(trace, summary)
-    )
+    advice = advice_for(trace, scope, summary)
+    return ScopeReport(summary, table, shown, table.sort(rows, key), totals, key, advice=advice)
