@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..patterns import is_python_frame
+from ..patterns import PROFILER_STEP, is_python_frame
 from ..trace import Trace
 from .syncs import waiting_syncs
 from .verdict import idle_covered
@@ -61,8 +61,8 @@ def sync_sites(trace: Trace, t0: int, t1: int) -> list[SyncSite]:
 
 
 def _site(trace: Trace, row: int, python: np.ndarray) -> str | None:
-    """The innermost Python frame outside torch above `row`, else its innermost op (None: the
-    profiler's own sync as it stops)."""
+    """The innermost Python frame outside torch above `row`, else its innermost op (not the
+    step), else the call itself (None: the profiler's own sync as it stops)."""
     s = trace.slices
     op = None
     at = int(s.parent[row])
@@ -73,7 +73,7 @@ def _site(trace: Trace, row: int, python: np.ndarray) -> str | None:
                 return None
             if not _NOT_THE_CALLER.match(name):
                 return name
-        elif op is None:
+        elif op is None and not PROFILER_STEP.match(name):
             op = name
         at = int(s.parent[at])
     return op or trace.slice_name(row)
