@@ -151,7 +151,7 @@ def _syncs(trace: Trace, summary: Summary) -> _Found | None:
         "CPU calls wait for the GPU",
         "move .item(), .cpu(), .tolist() and torch.cuda.synchronize() out of the step, "
         "batch them, or copy with non_blocking=True",
-        f"{counted(summary.sync_calls, 'sync call')} waited {_ms(summary.sync_ns)}; they cover "
+        f"{counted(summary.sync_calls, 'sync call')} waited {_ms(summary.sync_ns)}, covering "
         f"{_ms(e.sync_idle_ns)} of the GPU's idle time" + (f"; from {named}" if named else ""),
         e.sync_idle_ns,
     ), sites[0].longest if sites else -1
