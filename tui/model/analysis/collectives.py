@@ -76,23 +76,13 @@ def communication_rows(trace: Trace) -> np.ndarray:
     return np.asarray(attribute(trace).work[np.flatnonzero(work_class(trace) == COMM)])
 
 
-def _by_start(trace: Trace) -> np.ndarray:
-    """The communication kernels' indices into attribute(trace).work, by start."""
-    att = attribute(trace)
-    comm = np.flatnonzero(work_class(trace) == COMM)
-    return comm[np.argsort(trace.slices.start[att.work[comm]], kind="stable")]
-
-
-def _rows_by_start(trace: Trace) -> np.ndarray:
-    """The communication kernels' slice rows, in the order of collectives(trace)."""
-    return np.asarray(attribute(trace).work[_by_start(trace)])
-
-
 def _collectives(trace: Trace) -> list[Collective]:
     s = trace.slices
     att = attribute(trace)
+    comm = np.flatnonzero(work_class(trace) == COMM)
+    comm = comm[np.argsort(s.start[att.work[comm]], kind="stable")]
     out = []
-    for i in _by_start(trace).tolist():
+    for i in comm.tolist():
         row = int(att.work[i])
         found = _described(trace, row, int(att.launch[i]))
         name = trace.slice_name(row)
@@ -209,17 +199,28 @@ def exposed_by_kind(trace: Trace, t0: int, t1: int) -> list[ExposedKind]:
         u_start, u_end, s.start[rows]
     )
     exposed = s.dur[rows] - overlap
-    by_row = dict(
-        zip(_rows_by_start(trace).tolist(), (c.kind for c in collectives(trace)), strict=True)
-    )
     found: dict[str, list[tuple[int, int]]] = {}
-    for row, ns in zip(rows.tolist(), exposed.tolist(), strict=True):
-        found.setdefault(by_row[row], []).append((row, ns))
+    for i, row, ns in zip(comm.tolist(), rows.tolist(), exposed.tolist(), strict=True):
+        kind = _kind_from_names_only(trace, row, int(att.launch[i]), int(att.op[i]))
+        found.setdefault(kind, []).append((row, ns))
     out = [
         ExposedKind(kind, len(v), sum(ns for _, ns in v), max(v, key=lambda x: x[1])[0])
         for kind, v in found.items()
     ]
     return sorted(out, key=lambda e: (-e.exposed_ns, e.kind))
+
+
+def _kind_from_names_only(trace: Trace, kernel: int, launch: int, op: int) -> str:
+    """The kind as the names tell it, with no args read (collectives() decodes each kernel's):
+    the `nccl:<kind>` annotation around the launch (NCCL runs every kind as SendRecv kernels
+    on some builds), else the kernel's and its op's names."""
+    s = trace.slices
+    at = launch
+    while at >= 0:
+        if match := COLLECTIVE_ANNOTATION_KIND.match(trace.slice_name(at)):
+            return normalise_kind(match.group(1))
+        at = int(s.parent[at])
+    return _kind_from_names(trace.slice_name(kernel), trace.slice_name(op) if op >= 0 else "")
 
 
 def _union_before(u_start: np.ndarray, u_end: np.ndarray, t: np.ndarray) -> np.ndarray:
