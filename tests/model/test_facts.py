@@ -1,5 +1,6 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
-were recorded, the roofline's rows) is kept beside the cached model as it is derived; a later
+were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed) is
+kept beside the cached model as it is derived; a later
 run reads it back equal to a fresh computation, a changed trace derives it again, loading
 derives nothing ahead of need, and an entry without facts (as the build before them wrote),
 with damaged facts or with facts of another version, derives them again cleanly."""
@@ -12,8 +13,8 @@ import pytest
 
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
+from tui.model.analysis import attribution, roofline
 from tui.model.analysis import health as health_module
-from tui.model.analysis import roofline
 from tui.model.ingest import load_trace as load_without_facts
 from tui.model.ingest.cache import ModelCache
 from tui.model.passes import facts, load_trace
@@ -32,8 +33,9 @@ def broken(tmp_path):
 @pytest.fixture
 def counted(monkeypatch):
     """How often each fact was derived."""
-    calls = {"health": 0, "shapes": 0, "rows": 0}
+    calls = {"health": 0, "shapes": 0, "rows": 0, "placed": 0}
     health, shapes, rows = health_module._health, roofline._shapes_recorded, roofline._rows
+    attribute = attribution._attribute
 
     def counted_health(trace):
         calls["health"] += 1
@@ -47,7 +49,12 @@ def counted(monkeypatch):
         calls["rows"] += 1
         return rows(trace)
 
+    def counted_attribute(trace):
+        calls["placed"] += 1
+        return attribute(trace)
+
     monkeypatch.setattr(health_module, "_health", counted_health)
+    monkeypatch.setattr(attribution, "_attribute", counted_attribute)
     monkeypatch.setattr(roofline, "_shapes_recorded", counted_shapes)
     monkeypatch.setattr(roofline, "_rows", counted_rows)
     return calls
@@ -59,6 +66,7 @@ def _facts(trace):
         health_module.health(trace),
         roofline.shapes_recorded(trace),
         (rows, call_rows.tolist(), call_group.tolist()),
+        attribution.placed_by(trace),
     )
 
 
@@ -69,9 +77,9 @@ def _fresh(path):
 def test_kept_facts_equal_a_fresh_computation(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
     _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 1, "shapes": 1, "rows": 1}
+    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1}
     kept = _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 1, "shapes": 1, "rows": 1}  # read back, not derived
+    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1}  # read back
     fresh = _fresh(broken)
     assert kept == fresh and fresh[0].checks and fresh[0].repairs and fresh[1] is True
     assert kept[0].line == fresh[0].line and fresh[2][0] and fresh[2][1]
@@ -81,13 +89,14 @@ def test_loading_derives_nothing_ahead_of_need(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
     load_trace(broken, cache=cache)
     roofline.shapes_recorded(load_trace(broken, cache=cache))  # what summary may ask
-    assert counted == {"health": 0, "shapes": 1, "rows": 0}
+    assert counted == {"health": 0, "shapes": 1, "rows": 0, "placed": 0}
     again = load_trace(broken, cache=cache)
     assert health_module.health(again) == _fresh(broken)[0]  # derived now, beside the kept one
-    assert counted == {"health": 2, "shapes": 2, "rows": 1}
+    assert counted == {"health": 2, "shapes": 2, "rows": 1, "placed": 2}  # health places work
     roofline.shape_rows(load_trace(broken, cache=cache))
     assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
-    assert counted == {"health": 3, "shapes": 3, "rows": 3}  # the fresh ones, and rows once
+    # the fresh ones, and rows and the placements' counts once (the rows place GPU work too)
+    assert counted == {"health": 3, "shapes": 3, "rows": 3, "placed": 5}
 
 
 def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
@@ -96,7 +105,7 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
     plain = [e for e in SHAPED if "Input Dims" not in e.get("args", {})]
     broken.write_text(json.dumps({"traceEvents": plain[:2]}))
     changed = _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 2, "shapes": 2, "rows": 2}
+    assert counted == {"health": 2, "shapes": 2, "rows": 2, "placed": 2}
     assert changed == _fresh(broken) and changed[1] is False and not changed[2][0]
 
 
@@ -123,15 +132,16 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
 
 
 def test_info_on_a_cached_trace_runs_no_health_check(tmp_path, broken, counted, monkeypatch):
+    """Nor places GPU work on ops again (the op tree over every slice)."""
     monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
     first = run("info", "--json", str(broken))
-    assert first.returncode == 0 and counted["health"] == 1
+    assert first.returncode == 0 and counted["health"] == counted["placed"] == 1
     second = run("info", "--json", str(broken))
-    assert second.returncode == 0 and counted["health"] == 1
+    assert second.returncode == 0 and counted["health"] == counted["placed"] == 1
     assert second.stdout == first.stdout
     assert json.loads(second.stdout)["health"]["checks"]
     without = run("info", "--json", "--no-cache", str(broken))
-    assert without.stdout == first.stdout and counted["health"] == 2
+    assert without.stdout == first.stdout and counted["health"] == counted["placed"] == 2
 
 
 def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted, monkeypatch):
@@ -140,4 +150,5 @@ def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted
         first = run("summary", *flags, str(broken))
         again = run("summary", *flags, str(broken))
         assert first.returncode == 0 and again.stdout == first.stdout
-    assert counted == {"health": 0, "shapes": 0, "rows": 1}  # rows found: shapes were recorded
+    # rows found: shapes were recorded; the op table places GPU work on each run
+    assert counted == {"health": 0, "shapes": 0, "rows": 1, "placed": 4}

@@ -102,6 +102,16 @@ def attribute(trace: Trace) -> Attribution:
     return trace.derive("attribution", lambda: _attribute(trace))
 
 
+# The slot of `placed_by`'s counts, kept with the cached model (passes/facts.py): `info` shows
+# them without building the op tree again.
+PLACED_KEY = "gpu work placed by"
+
+
+def placed_by(trace: Trace) -> dict[str, int]:
+    """How many pieces of GPU work each rule placed, by RULES name."""
+    return trace.derive(PLACED_KEY, lambda: attribute(trace).placed_by())
+
+
 def gpu_work_rows(trace: Trace) -> I64:
     """Slice rows of kernels, memcpys and memsets on GPU lanes, by lane then start."""
     work_cat = trace.category_test(is_gpu_work_category)

@@ -1,7 +1,8 @@
 """What `info` and `summary` derive from a whole trace, derived once per trace content and kept
 with the cached model: the health checks (whose args reads cost seconds on a training trace),
-whether shapes were recorded (which decodes the first ops' args from the file again) and the
-roofline's by-shape rows (every modelled call's args decoded again).
+whether shapes were recorded (which decodes the first ops' args from the file again), the
+roofline's by-shape rows (every modelled call's args decoded again) and how many pieces of GPU
+work each attribution rule placed (the op tree over every slice).
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
@@ -23,8 +24,8 @@ import numpy as np
 
 from .. import analysis
 from .. import trace as trace_module
+from ..analysis import attribution, roofline
 from ..analysis import health as health_module
-from ..analysis import roofline
 from ..analysis.health import Finding, Health
 from ..analysis.roofline import ShapeRow, ShapeRows
 from ..analysis.work import Work
@@ -99,6 +100,14 @@ def _read_rows(kept: Any) -> ShapeRows:
     return rows, call_rows, call_group
 
 
+def _read_counts(kept: Any) -> dict[str, int]:
+    if not isinstance(kept, dict) or list(kept) != list(attribution.RULES):
+        raise KeyError("not a count for each rule")
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in kept.values()):
+        raise TypeError("a count: not a whole number")
+    return kept
+
+
 def _read_bool(kept: Any) -> bool:
     if not isinstance(kept, bool):
         raise TypeError("not true or false")
@@ -109,6 +118,7 @@ FACTS = {
     "health": Fact(health_module.KEY, _dump_health, _read_health),
     "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
     "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
+    "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
 }
 _BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..analysis.attribution import attribute
+from ..analysis.attribution import placed_by
 from ..analysis.health import Finding, health
 from ..text import printable
 from ..timescale import format_duration
@@ -41,7 +41,7 @@ def summary(trace: Trace) -> dict[str, Any]:
             "other_links": len(trace.flows),
         },
         # Which rule charged each kernel, memcpy and memset to an op (analysis/attribution.py).
-        "gpu_work_placed_by": attribute(trace).placed_by(),
+        "gpu_work_placed_by": placed_by(trace),
         "skipped": dict(trace.skipped.most_common()),
         "adjusted": dict(trace.adjusted.most_common()),
         "health": _health_json(trace),
