@@ -155,4 +155,4 @@ def _device_word(device: str) -> str:
         return device
     from .export import pick_device
 
-    return pick_device("auto").type
+    return str(pick_device("auto").type)
