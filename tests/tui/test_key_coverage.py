@@ -8,7 +8,8 @@ state's opening keys, then those keys, with no wait between them. After each bur
 screen may have appeared, then the app is put back where the state starts from.
 
 Every key in every state is about 600 bursts (a few minutes): `TRACE_TUI_FUZZ_FULL=1` runs
-them all. By default each state gets two bursts, whose keys `TRACE_TUI_FUZZ_SEED` picks.
+them all, on both traces. By default each state gets two bursts on one of the two traces;
+`TRACE_TUI_FUZZ_SEED` picks the keys and the trace.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import pytest
 
 from tests.bench.gen_trace import generate
 from tests.bench.make_rank_set import write_rank_set
-from tests.conftest import SHARED
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
 from tests.tui.test_key_fuzz import KEYS, SEED, _play, close_overlays
+from tui.commands.loading import SAMPLES
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
 
@@ -110,20 +111,20 @@ def _one_trace(tmp_path, which: str):
         with path.open("w") as out:
             generate(3000, out)
         return path
-    path = SHARED / "tracelens" / "h100_bert_small.json.gz"
-    if not path.exists():
-        pytest.skip("../shared/traces is not here: the real trace of the key coverage is missing")
-    return path
+    return SAMPLES / "h100_bert_small.json.gz"  # the bundled real one: here without ../shared
 
 
-# The states in halves, so that two workers share one trace's.
-HALVES = [dict(list(TRACE_STATES.items())[k::2]) for k in range(2)]
+def _states_of(trace: int) -> dict[str, list[str]]:
+    """The one-trace states opened on trace 0 or 1: all of them in a full run; else every other
+    one, the seed choosing which half, so that a run covers every state once and two seeds
+    cover each on both traces."""
+    states = list(TRACE_STATES.items())
+    return dict(states) if FULL else dict(states[(trace + SEED) % 2 :: 2])
 
 
-@pytest.mark.parametrize("half", range(2))
 @pytest.mark.parametrize("which", ["generated", "h100_bert_small"])
-async def test_every_key_in_every_state_of_one_trace(tmp_path, which, half):
-    await _cover(_one_trace(tmp_path, which), HALVES[half])
+async def test_every_key_in_every_state_of_one_trace(tmp_path, which):
+    await _cover(_one_trace(tmp_path, which), _states_of(which == "h100_bert_small"))
 
 
 async def test_every_key_in_every_state_of_a_rank_set(tmp_path):
