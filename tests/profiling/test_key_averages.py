@@ -9,15 +9,8 @@ import threading
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is not installed (the profiling extra)")
-
-from torch.profiler import ProfilerActivity, profile, record_function, schedule  # noqa: E402
-
-from tui.model.analysis.ops import op_stats  # noqa: E402
-from tui.model.ingest import load_trace  # noqa: E402
-
-_LIB = torch.library.Library("tracetui_test", "DEF")  # kept alive: the op lives as long as it
-_LIB.define("pybody(Tensor x) -> Tensor")
+from tui.model.analysis.ops import op_stats
+from tui.model.ingest import load_trace
 
 
 def _pybody(x):
@@ -28,35 +21,26 @@ def _pybody(x):
     return y
 
 
-_LIB.impl("pybody", _pybody, "CPU")
+def _run(torch, ready):
+    """The profiled run: nested labels, a custom Python-bodied op, ops on a second thread."""
+    from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
+    lib = torch.library.Library("tracetui_test", "DEF")  # the op lives as long as `lib`
+    lib.define("pybody(Tensor x) -> Tensor")
+    lib.impl("pybody", _pybody, "CPU")
 
-def _step(x):
-    with record_function("outer"), record_function("inner"):
-        y = x @ x
-    with record_function("outer"):
-        z = torch.ops.tracetui_test.pybody(y)
-    return z.sum()
+    def step(x):
+        with record_function("outer"), record_function("inner"):
+            y = x @ x
+        with record_function("outer"):
+            z = torch.ops.tracetui_test.pybody(y)
+        return z.sum()
 
-
-def _other_thread():
-    a = torch.randn(32, 32)
-    for _ in range(3):
-        with record_function("other_thread"):
-            a = a @ a
-
-
-@pytest.fixture(scope="module")
-def cycles(tmp_path_factory):
-    """(trace path, key_averages rows by name) for each of the schedule's two cycles."""
-    out = tmp_path_factory.mktemp("key_averages")
-    done = []
-
-    def ready(prof):
-        path = out / f"cycle{len(done)}.pt.trace.json"
-        prof.export_chrome_trace(str(path))
-        by_shape = {(e.key, str(e.input_shapes)): e for e in prof.key_averages(True)}
-        done.append((path, {e.key: e for e in prof.key_averages()}, by_shape))
+    def other_thread():
+        a = torch.randn(32, 32)
+        for _ in range(3):
+            with record_function("other_thread"):
+                a = a @ a
 
     x = torch.randn(64, 64)
     config = torch._C._profiler._ExperimentalConfig(profile_all_threads=True)
@@ -70,11 +54,26 @@ def cycles(tmp_path_factory):
         experimental_config=config,
     ) as prof:
         for _ in range(8):
-            worker = threading.Thread(target=_other_thread)
+            worker = threading.Thread(target=other_thread)
             worker.start()
-            _step(x)
+            step(x)
             worker.join()
             prof.step()
+
+
+@pytest.fixture(scope="module")
+def cycles(tmp_path_factory, torch):
+    """(trace path, key_averages rows by name) for each of the schedule's two cycles."""
+    out = tmp_path_factory.mktemp("key_averages")
+    done = []
+
+    def ready(prof):
+        path = out / f"cycle{len(done)}.pt.trace.json"
+        prof.export_chrome_trace(str(path))
+        by_shape = {(e.key, str(e.input_shapes)): e for e in prof.key_averages(True)}
+        done.append((path, {e.key: e for e in prof.key_averages()}, by_shape))
+
+    _run(torch, ready)
     assert len(done) == 2
     return done
 

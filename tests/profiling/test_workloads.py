@@ -8,12 +8,9 @@ import re
 
 import pytest
 
-torch = pytest.importorskip("torch", reason="torch is not installed (the profiling extra)")
-
-from profiling.export import ProfilingError, profile_workload  # noqa: E402
-from profiling.registry import WORKLOADS  # noqa: E402
-from tui.model.analysis.ops import op_stats  # noqa: E402
-from tui.model.ingest import load_trace  # noqa: E402
+from profiling.registry import WORKLOADS
+from tui.model.analysis.ops import op_stats
+from tui.model.ingest import load_trace
 
 TINY = {"matmul": 16, "linear": 16, "mlp": 16, "transformer": 32}
 EXPECTED_OPS = {
@@ -29,11 +26,11 @@ EXPECTED_OPS = {
     params=[(name, stack) for name in sorted(WORKLOADS) for stack in (False, True)],
     ids=lambda p: f"{p[0]}{'-with_stack' if p[1] else ''}",
 )
-def run(request, tmp_path_factory):
+def run(request, tmp_path_factory, export):
     """Each workload as `trace-profile` runs it, plain and with with_stack + record_shapes."""
     name, stack = request.param
     out = tmp_path_factory.mktemp(name) / f"{name}.pt.trace.json.gz"
-    result = profile_workload(
+    result = export.profile_workload(
         name, out, device="cpu", steps=2, size=TINY[name], with_stack=stack, record_shapes=stack
     )
     return name, result, load_trace(result.path)
@@ -75,43 +72,45 @@ def test_the_table_is_sorted_by_cpu_time_on_the_cpu(run):
     assert "CPU total" in result.table and "Self CPU time total" in result.table
 
 
-def test_unknown_workloads_and_bad_paths_fail_cleanly(tmp_path):
-    with pytest.raises(ProfilingError, match="unknown workload"):
-        profile_workload("nope", tmp_path / "t.json", device="cpu")
-    with pytest.raises(ProfilingError, match="does not exist"):
-        profile_workload("matmul", tmp_path / "missing" / "t.json", device="cpu", size=8)
+def test_unknown_workloads_and_bad_paths_fail_cleanly(tmp_path, export):
+    with pytest.raises(export.ProfilingError, match="unknown workload"):
+        export.profile_workload("nope", tmp_path / "t.json", device="cpu")
+    with pytest.raises(export.ProfilingError, match="does not exist"):
+        export.profile_workload("matmul", tmp_path / "missing" / "t.json", device="cpu", size=8)
 
 
-def test_a_failed_run_leaves_nothing_at_the_output(tmp_path, monkeypatch):
+def test_a_failed_run_leaves_nothing_at_the_output(tmp_path, monkeypatch, torch, export):
     def broken_export(self, path):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(torch.profiler.profile, "export_chrome_trace", broken_export)
     with pytest.raises(OSError):
-        profile_workload("matmul", tmp_path / "t.json", device="cpu", size=8)
+        export.profile_workload("matmul", tmp_path / "t.json", device="cpu", size=8)
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
-def test_asking_for_cuda_without_it_is_refused(tmp_path):
-    with pytest.raises(ProfilingError, match="no CUDA device"):
-        profile_workload("matmul", tmp_path / "t.json", device="cuda", size=8)
+def test_asking_for_cuda_without_it_is_refused(tmp_path, torch, export):
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    with pytest.raises(export.ProfilingError, match="no CUDA device"):
+        export.profile_workload("matmul", tmp_path / "t.json", device="cuda", size=8)
 
 
 @pytest.mark.cuda
-@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
-def test_cuda_trace_has_kernels_linked_to_launches(tmp_path):
-    result = profile_workload("matmul", tmp_path / "t.json", device="cuda", size=256)
+def test_cuda_trace_has_kernels_linked_to_launches(tmp_path, torch, export):
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    result = export.profile_workload("matmul", tmp_path / "t.json", device="cuda", size=256)
     trace = load_trace(result.path)
     assert any(lane.kind == "gpu" for lane in trace.lanes)
     assert len(trace.launches) >= 2
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
-def test_memory_columns_agree_with_key_averages_exactly(tmp_path, name):
+def test_memory_columns_agree_with_key_averages_exactly(tmp_path, name, export):
     from tui.model.analysis.memory import peaks
 
-    result = profile_workload(
+    result = export.profile_workload(
         name, tmp_path / "m.json", device="cpu", steps=1, size=TINY[name], profile_memory=True
     )
     trace = load_trace(result.path)
