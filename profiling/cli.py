@@ -43,6 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--record-shapes", action="store_true")
     p.add_argument("--profile-memory", action="store_true")
     p.add_argument("--with-stack", action="store_true")
+    p.add_argument(
+        "--key-averages",
+        action="store_true",
+        help="also write torch's key_averages() rows as JSON beside each trace "
+        "(TRACE.key_averages.json): the reference the viewer's op table is checked against",
+    )
     p.add_argument("--view", action="store_true", help="open the trace in trace-tui afterwards")
     return p
 
@@ -92,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "named by size"
         )
     try:
-        from .export import ProfilingError, profile_workload
+        from .export import ProfilingError, profile_workload, write_key_averages
     except ImportError:
         return _fail(
             "torch is not installed; install the profiling extra: "
@@ -132,6 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         if opts.table:
             print(result.table)
+        if opts.key_averages:
+            print(f"{write_key_averages(result)}: torch's key_averages() rows")
         written.append(str(result.path))
         devices.add(str(result.device))
     if opts.size == "pair" and devices == {"cpu"}:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
@@ -135,6 +136,31 @@ def profile_workload(
         raise
     table, ops = tables[-1]
     return Result(out, str(dev), name, size, steps, table, ops, torch.__version__)
+
+
+def key_averages_path(trace: Path) -> Path:
+    """Where `write_key_averages` puts a trace's rows: beside it, named after it."""
+    return trace.with_name(
+        f"{trace.name.removesuffix('.gz').removesuffix('.json')}.key_averages.json"
+    )
+
+
+def write_key_averages(result: Result) -> Path:
+    """torch's key_averages() rows of the run, with its device and versions, as JSON beside the
+    trace (times in microseconds, as torch reports them)."""
+    out = key_averages_path(result.path)
+    doc = {
+        "trace": result.path.name,
+        "workload": result.workload,
+        "size": result.size,
+        "device": result.device,
+        "device_name": torch.cuda.get_device_name(result.device) if result.device != "cpu" else "",
+        "torch": result.torch_version,
+        "cuda": torch.version.cuda or "",
+        "ops": [asdict(op) for op in result.ops],
+    }
+    out.write_text(json.dumps(doc, indent=1) + "\n")
+    return out
 
 
 def _totals(avg: object) -> OpTotals:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import asdict
 
 import pytest
 
 from profiling.registry import WORKLOADS
+from tests.profiling.reference import differences
 from tui.model.analysis.ops import op_stats
 from tui.model.ingest import load_trace
 
@@ -104,6 +106,22 @@ def test_cuda_trace_has_kernels_linked_to_launches(tmp_path, torch, export):
     trace = load_trace(result.path)
     assert any(lane.kind == "gpu" for lane in trace.lanes)
     assert len(trace.launches) >= 2
+
+
+@pytest.mark.cuda
+@pytest.mark.parametrize("stack", [False, True], ids=["plain", "with_stack"])
+@pytest.mark.parametrize("name", ["mlp", "transformer"])
+def test_on_cuda_the_op_and_kernel_tables_match_key_averages(tmp_path, torch, export, name, stack):
+    """Self CUDA and CUDA total by torch's rule (the op whose External id the kernel carries),
+    with and without Python frames in the tree."""
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    result = export.profile_workload(
+        name, tmp_path / "t.json", device="cuda", steps=2, with_stack=stack, record_shapes=stack
+    )
+    trace = load_trace(result.path)
+    assert differences(trace, [asdict(op) for op in result.ops]) == []
+    assert sum(op.self_cuda_ns for op in op_stats(trace)) > 0
 
 
 @pytest.mark.parametrize("name", sorted(WORKLOADS))
