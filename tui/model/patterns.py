@@ -53,9 +53,14 @@ HOST_OP_CATEGORIES = frozenset(
 # calls are never that record (they carry no id of their own, or only the op's).
 EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator"})
 # An fp32 GEMM or convolution whose kernel has one of these in its name ran on tensor cores in
-# TF32 (cuBLAS/cuBLASLt `tf32`, `s1688`/`s16816` MMA shapes, CUTLASS `tensorop`, `xmma`; hipBLASLt
-# `xf32`): fp32 data reaches tensor cores no other way, so its roof is the TF32 peak.
-TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop|xmma", re.IGNORECASE)
+# TF32 (cuBLAS/cuBLASLt `tf32`, `s1688`/`s16816` MMA shapes, CUTLASS `tensorop`; hipBLASLt
+# `xf32`): fp32 data reaches tensor cores no other way, so its roof is the TF32 peak. `xmma`
+# alone says nothing of the math: its names carry the types, A and B, then the math's
+# (`f32f32_tf32f32_f32` is TF32; `f32f32_f32f32_f32` is fp32 on CUDA cores, as cuBLAS ran a
+# 4096x4096 fp32 matmul on an H200 at 51 TFLOP/s, 77% of its fp32 peak).
+TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop", re.IGNORECASE)
+# xmma's fp32 path on CUDA cores: fp32 data and fp32 math.
+_FP32_XMMA = r"xmma\w*?_f32f32_f32f32_f32"
 # GEMM and convolution kernels (cuBLAS, cuBLASLt's nvjet, CUTLASS, cuDNN, hipBLASLt's Cijk_,
 # rocBLAS, MIOpen), the work tensor cores can run. Normalisation kernels cuDNN names are not.
 MATMUL_KERNEL = re.compile(
@@ -66,10 +71,12 @@ MATMUL_KERNEL = re.compile(
 # Of those, the ones that ran on tensor cores: the TensorBoard plugin's list (after NVIDIA
 # PyProf: MMA shapes h884 s1688 16816 i8816 c1688, hmma, xmma and cuDNN's tensor-core
 # convolutions), with what came after it: CUTLASS `tensorop`, Hopper `wgmma` and cuBLASLt's
-# `nvjet`, TF32 in the name, AMD's matrix-core tiles (hipBLASLt `MI16x16`, `mfma`).
+# `nvjet`, TF32 in the name, AMD's matrix-core tiles (hipBLASLt `MI16x16`, `mfma`); xmma but for
+# its fp32 path (_FP32_XMMA).
 TENSOR_CORE_KERNEL = re.compile(
     r"h884|s884|h1688|s1688|hmma|i8816|16816|16832|c1688|dgrad_1x1_stride_2x2"
-    r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma|tensorop|wgmma|nvjet"
+    r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma(?!\w*?_f32f32_f32f32_f32)"
+    r"|tensorop|wgmma|nvjet"
     r"|tf32|xf32|_MI\d+x\d+|mfma",
     re.IGNORECASE,
 )
@@ -78,7 +85,7 @@ TENSOR_CORE_KERNEL = re.compile(
 # dtype they could run on tensor cores.
 FP32_CUDA_CORE_KERNEL = re.compile(
     r"sgemm|scudnn|gemmSN_\w+<float|gemmk1_kernel<float|winograd\w*<float"
-    r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float",
+    r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float|" + _FP32_XMMA,
     re.IGNORECASE,
 )
 # Elementwise, reduction and normalisation kernels of eager torch and cuDNN: one memory pass

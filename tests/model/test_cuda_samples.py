@@ -1,0 +1,56 @@
+"""The backend's own CUDA traces (sample_traces/, made on an H200 by `trace-profile
+--key-averages`): every op, kernel and GPU annotation against the key_averages() rows torch
+printed for the same run, and what the viewer says of the matmul pair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.profiling.reference import differences
+from tests.tui.helpers import run
+from tui.model.ingest import load_trace
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_traces"
+REFERENCES = sorted(SAMPLES.glob("*_cuda*.key_averages.json"))
+
+
+def test_the_cuda_samples_are_here():
+    assert len(REFERENCES) >= 7  # matmul 64 and 4096, linear, mlp and transformer, two with stacks
+
+
+@pytest.mark.parametrize("reference", REFERENCES, ids=lambda p: p.name.split(".")[0])
+def test_each_cuda_sample_matches_its_runs_key_averages(reference):
+    doc = json.loads(reference.read_text())
+    assert doc["device_name"] and doc["cuda"]  # made on a GPU, and says which
+    trace = load_trace(SAMPLES / doc["trace"])
+    assert any(lane.kind == "gpu" for lane in trace.lanes)
+    assert differences(trace, doc["ops"]) == []
+
+
+def _summary(name: str, *flags: str) -> dict:
+    done = run("summary", "--format", "json", *flags, str(SAMPLES / name))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_pair_is_overhead_bound_at_64_and_compute_bound_at_4096():
+    small = _summary("matmul_64_cuda.pt.trace.json.gz")
+    large = _summary("matmul_4096_cuda.pt.trace.json.gz")
+    assert small["verdict"]["label"] == "overhead-bound"
+    assert large["verdict"]["label"].startswith("compute-bound")
+
+
+def test_an_fp32_xmma_gemm_ran_on_cuda_cores_and_tf32_is_advised():
+    """cuBLAS named its fp32 4096x4096 GEMM `sm80_xmma_gemm_f32f32_f32f32_f32_..._ffma_...`:
+    fp32 math on CUDA cores (51 TFLOP/s, 77% of the H200's 67 TFLOP/s fp32 peak; TF32 would
+    allow 494), not TF32 because the name says xmma."""
+    kernels = _summary("matmul_4096_cuda.pt.trace.json.gz", "--kernels")["rows"]
+    gemm = kernels[0]
+    assert "xmma" in gemm["name"] and "_f32f32_f32f32_f32_" in gemm["name"]
+    assert gemm["tensor_cores"] is False
+    assert 70 < gemm["percent_of_roof"] < 85  # against the fp32 peak, not TF32's (10%)
+    steps = _summary("matmul_4096_cuda.pt.trace.json.gz")["next_steps"]
+    assert [s["rule"] for s in steps] == ["tensor-cores"]
