@@ -159,7 +159,9 @@ def write_key_averages(result: Result) -> Path:
         "cuda": torch.version.cuda or "",
         "ops": [asdict(op) for op in result.ops],
     }
-    out.write_text(json.dumps(doc, indent=1) + "\n")
+    partial = out.with_name(f".{out.name}.partial")  # whole or not at all, as the trace
+    partial.write_text(json.dumps(doc, indent=1) + "\n")
+    os.replace(partial, out)
     return out
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.conftest import DATA
 from tests.model.test_stats_verdict import _trace
 from tests.tui.helpers import run
@@ -11,6 +13,7 @@ from tui.model.analysis.advice import MIN_SAVING, advise
 from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.summary import summarize
 from tui.model.analysis.sync_sites import sync_sites
+from tui.model.analysis.tensor_cores import uses_tensor_cores
 from tui.model.analysis.verdict import SHORT_KERNELS
 from tui.model.ingest import load_trace
 
@@ -146,6 +149,26 @@ def test_fp32_gemms_on_cuda_cores_are_bounded_by_the_tf32_peak_ratio(tmp_path):
         "no",
         "yes",
     ]
+
+
+@pytest.mark.parametrize(
+    ("kernel", "on_tensor_cores"),
+    [
+        ("sm80_xmma_gemm_f32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4", True),  # TF32
+        ("sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", True),
+        ("sm80_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x256x32_stage3", True),
+        ("sm80_xmma_fprop_implicit_gemm_indexed_tf32f32_tf32f32_f32_nhwckrsc_nchw", True),
+        (
+            "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma",
+            False,
+        ),
+        ("sm80_xmma_fprop_implicit_gemm_f32f32_f32f32_f32_nhwckrsc_nhwc_ffma", False),
+        ("ampere_sgemm_128x64_nn", False),
+        ("void at::native::vectorized_elementwise_kernel<4, float>", None),  # not a GEMM
+    ],
+)
+def test_tensor_cores_are_read_from_the_kernel_name(kernel, on_tensor_cores):
+    assert uses_tensor_cores(kernel) is on_tensor_cores
 
 
 def test_gemms_on_tensor_cores_get_no_tensor_core_advice(tmp_path):

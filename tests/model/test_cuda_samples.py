@@ -54,3 +54,16 @@ def test_an_fp32_xmma_gemm_ran_on_cuda_cores_and_tf32_is_advised():
     assert 70 < gemm["percent_of_roof"] < 85  # against the fp32 peak, not TF32's (10%)
     steps = _summary("matmul_4096_cuda.pt.trace.json.gz")["next_steps"]
     assert [s["rule"] for s in steps] == ["tensor-cores"]
+
+
+def test_the_comparison_catches_a_kernel_on_the_wrong_op_and_one_torch_does_not_count():
+    doc = json.loads((SAMPLES / "transformer_128_cuda.pt.trace.key_averages.json").read_text())
+    trace = load_trace(SAMPLES / doc["trace"])
+    rows = doc["ops"]
+    moved = [dict(r) for r in rows]
+    mm = next(r for r in moved if r["name"] == "aten::addmm")
+    mm["self_device_us"] -= 0.68  # the length of the run's shortest kernel, charged elsewhere
+    assert [line.split(": ")[0] for line in differences(trace, moved)] == ["aten::addmm"]
+    kernel = next(r for r in rows if r["cpu_total_us"] == 0 and r["name"].startswith("void"))
+    fewer = [r for r in rows if r is not kernel]
+    assert differences(trace, fewer) == [f"{kernel['name']}: in our kernel table, not in torch's"]

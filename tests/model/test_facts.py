@@ -109,7 +109,9 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
     assert changed == _fresh(broken) and changed[1] is False and not changed[2][0]
 
 
-@pytest.mark.parametrize("kept", ["none", "damaged", "other version", "wrong shape"])
+@pytest.mark.parametrize(
+    "kept", ["none", "damaged", "other version", "wrong shape", "a count not a number", "no rule"]
+)
 def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken, kept):
     cache = ModelCache(tmp_path / "cache")
     if kept == "none":  # the model as the build before facts cached it
@@ -123,7 +125,13 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
         elif kept == "other version":
             side.write_text(json.dumps({**stored, "version": f"{facts.SHAPE}-another build"}))
         else:
-            stored["facts"]["health"]["checks"][0]["count"] = "many"
+            placed = stored["facts"]["gpu work placed by"]
+            if kept == "wrong shape":
+                stored["facts"]["health"]["checks"][0]["count"] = "many"
+            elif kept == "a count not a number":
+                placed["none"] = "many"
+            else:
+                del placed["launch_call"]
             side.write_text(json.dumps(stored))
     assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
     (side,) = (tmp_path / "cache").glob("*.facts.json")

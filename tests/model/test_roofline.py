@@ -416,6 +416,23 @@ def test_an_fp32_gemm_on_tensor_cores_is_judged_against_the_tf32_peak(tmp_path, 
     assert r.dtype_class() == "tf32"
 
 
+@pytest.mark.parametrize(
+    "kernel",
+    [
+        "ampere_sgemm_128x128_nn",
+        # cuBLAS's xmma fp32 path (fp32 data and math, `ffma`): as it ran on an H200, TF32 off.
+        "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize256x128x8_stage3_warpsize4x2x1_ffma_aligna4",
+    ],
+)
+def test_an_fp32_gemm_on_cuda_cores_is_judged_against_the_fp32_peak(tmp_path, kernel):
+    r = roofline(_fp32_mm_trace(tmp_path, [(kernel, 10_000)]))
+    (row,) = r.rows
+    assert row.work.math == ""
+    share, side = r.percent_of_peak(row)  # 13.7 TFLOP/s of the A100's fp32 19.5
+    assert side == "compute" and share == pytest.approx(100 * (2 * 4096**3 / 1e-2 / 1e12) / 19.5)
+    assert r.dtype_class() == "fp32"
+
+
 def test_an_fp32_gemm_on_cuda_cores_keeps_the_fp32_peak_and_the_two_are_two_rows(tmp_path):
     kernels = [("ampere_sgemm_128x64_nn", 10_000), ("ampere_s1688gemm_fp32", 1000)]
     r = roofline(_fp32_mm_trace(tmp_path, kernels))

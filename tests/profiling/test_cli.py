@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -75,6 +76,27 @@ def test_profile_writes_a_trace_and_prints_the_table(tmp_path):
     assert done.returncode == 0, done.stderr
     assert out.is_file() and f"{out}: matmul size 8 on cpu, 2 active steps" in done.stdout
     assert "Self CPU time total" in done.stdout
+
+
+def test_key_averages_writes_torchs_rows_beside_the_trace(tmp_path, capsys, torch):
+    """In this process (`run` starts one with torch imported again): the rows torch printed,
+    which the viewer's tables then match."""
+    from profiling.cli import main
+    from tests.profiling.reference import differences
+    from tui.model.ingest import load_trace
+
+    out = tmp_path / "m.pt.trace.json.gz"
+    args = ["mlp", "--size", "16", "--device", "cpu", "--steps", "1", "--key-averages"]
+    assert main([*args, "--out", str(out)]) == 0
+    rows = tmp_path / "m.pt.trace.key_averages.json"
+    assert f"{rows}: torch's key_averages() rows" in capsys.readouterr().out
+    doc = json.loads(rows.read_text())
+    assert (doc["trace"], doc["device"], doc["device_name"]) == (out.name, "cpu", "")
+    assert doc["torch"] == torch.__version__ and {"aten::addmm", "mlp"} <= {
+        op["name"] for op in doc["ops"]
+    }
+    assert differences(load_trace(out), doc["ops"]) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == [out.name, rows.name]
 
 
 def test_cuda_without_a_gpu_exits_2(tmp_path, capsys):

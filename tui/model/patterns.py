@@ -59,8 +59,8 @@ EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator
 # (`f32f32_tf32f32_f32` is TF32; `f32f32_f32f32_f32` is fp32 on CUDA cores, as cuBLAS ran a
 # 4096x4096 fp32 matmul on an H200 at 51 TFLOP/s, 77% of its fp32 peak).
 TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop", re.IGNORECASE)
-# xmma's fp32 path on CUDA cores: fp32 data and fp32 math.
-_FP32_XMMA = r"xmma\w*?_f32f32_f32f32_f32"
+# xmma's types for fp32 data and fp32 math: its path on CUDA cores (`..._ffma_...`).
+_XMMA_FP32_MATH = r"\w*?_f32f32_f32f32_f32"
 # GEMM and convolution kernels (cuBLAS, cuBLASLt's nvjet, CUTLASS, cuDNN, hipBLASLt's Cijk_,
 # rocBLAS, MIOpen), the work tensor cores can run. Normalisation kernels cuDNN names are not.
 MATMUL_KERNEL = re.compile(
@@ -72,10 +72,10 @@ MATMUL_KERNEL = re.compile(
 # PyProf: MMA shapes h884 s1688 16816 i8816 c1688, hmma, xmma and cuDNN's tensor-core
 # convolutions), with what came after it: CUTLASS `tensorop`, Hopper `wgmma` and cuBLASLt's
 # `nvjet`, TF32 in the name, AMD's matrix-core tiles (hipBLASLt `MI16x16`, `mfma`); xmma but for
-# its fp32 path (_FP32_XMMA).
+# its fp32 path (_XMMA_FP32_MATH).
 TENSOR_CORE_KERNEL = re.compile(
     r"h884|s884|h1688|s1688|hmma|i8816|16816|16832|c1688|dgrad_1x1_stride_2x2"
-    r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma(?!\w*?_f32f32_f32f32_f32)"
+    r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma(?!" + _XMMA_FP32_MATH + ")"
     r"|tensorop|wgmma|nvjet"
     r"|tf32|xf32|_MI\d+x\d+|mfma",
     re.IGNORECASE,
@@ -85,7 +85,8 @@ TENSOR_CORE_KERNEL = re.compile(
 # dtype they could run on tensor cores.
 FP32_CUDA_CORE_KERNEL = re.compile(
     r"sgemm|scudnn|gemmSN_\w+<float|gemmk1_kernel<float|winograd\w*<float"
-    r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float|" + _FP32_XMMA,
+    r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float"
+    r"|xmma" + _XMMA_FP32_MATH,
     re.IGNORECASE,
 )
 # Elementwise, reduction and normalisation kernels of eager torch and cuDNN: one memory pass
