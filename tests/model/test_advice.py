@@ -49,12 +49,17 @@ def test_exposed_communication_is_bounded_by_the_exposed_time():
     assert "launch-overhead" not in rules
 
 
-def test_launches_longer_than_their_kernels_are_bounded_by_their_cpu_time(tmp_path):
-    """Three steps of four 30 us launches of 2 us kernels: 360 us of launch CPU time, all of it
-    while the GPU is idle."""
-    found = _advise(_trace(tmp_path, kernels_us=2, launch_us=30, gap_us=10))
+def test_launch_overhead_is_bounded_by_the_time_the_gpu_waited_on_the_host(tmp_path):
+    """Three steps of four 30 us launches of 2 us kernels: 24 us of GPU work in each 160 us
+    step, the rest of it (152 us) waiting for the host's next launch, which a step replayed as
+    a CUDA graph would not."""
+    trace = _trace(tmp_path, kernels_us=2, launch_us=30, gap_us=10)
+    e = summarize(trace).verdict.evidence
+    found = _advise(trace)
     assert [r.rule for r in found] == ["launch-overhead"]
-    assert (found[0].bound_ns, found[0].per_step_ns) == (360 * US, 120 * US)
+    assert (found[0].bound_ns, found[0].per_step_ns) == (456 * US, 152 * US)
+    assert found[0].bound_ns == e.idle_ns == e.wall_ns - e.gpu_busy_ns
+    assert "the GPU waited 456 us on the host" in found[0].evidence
 
 
 def test_a_busy_gpu_gets_no_advice(tmp_path):
@@ -65,13 +70,21 @@ def test_a_busy_gpu_gets_no_advice(tmp_path):
 
 
 def test_a_cause_under_the_threshold_stays_silent(tmp_path):
-    """Launches of 2 us before 1 us kernels, 42 us apart: every kernel is shorter than its
-    launch, but the launch CPU time is under 5% of the wall time (MIN_SAVING)."""
-    trace = _trace(tmp_path, kernels_us=1, launch_us=2, gap_us=40)
+    """A 1 ms kernel, then twenty 2 us launches of 1 us kernels queued behind it: nearly every
+    kernel is shorter than its launch, but the GPU never waits on the host for more than 5% of
+    the wall time (MIN_SAVING)."""
+    events = [("user_annotation", "ProfilerStep#1", 1, 0, 1030, {})]
+    for corr, t in enumerate(range(0, 42, 2), 1):
+        kernel = 1000 if corr == 1 else 1
+        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t, 2, {"correlation": corr}))
+        events.append(
+            ("kernel", "k", 7, 2 + 1000 * (corr > 1) + corr, kernel, {"correlation": corr})
+        )
+    trace = _write(tmp_path, events)
     summary = summarize(trace)
     e = summary.verdict.evidence
-    assert e.short_work_share >= SHORT_KERNELS
-    assert 0 < e.launch_cpu_ns < MIN_SAVING * e.wall_ns
+    assert e.short_work_share >= SHORT_KERNELS and e.launches_outweigh_work
+    assert 0 < e.idle_ns < MIN_SAVING * e.wall_ns
     assert advise(trace, summary) == []
 
 
@@ -270,7 +283,7 @@ def test_a_full_device_and_a_busy_gpu_get_no_memory_advice(tmp_path):
 def test_launch_calls_outweighing_their_work_fire_though_most_kernels_are_long(tmp_path):
     """Three 10 us kernels launched in 5 us and one 1 us kernel launched in 100 us: a quarter
     of the work is shorter than its launch, but the launches (115 us) outweigh the GPU time
-    (31 us), the verdict's other branch."""
+    (31 us), the verdict's other branch; the GPU waited on the host the rest of the step."""
     events = [("user_annotation", "ProfilerStep#1", 1, 0, 200, {})]
     t = 0
     for corr, (launch, kernel) in enumerate(((5, 10), (5, 10), (5, 10), (100, 1)), 1):
@@ -281,4 +294,4 @@ def test_launch_calls_outweighing_their_work_fire_though_most_kernels_are_long(t
     e = summarize(trace).verdict.evidence
     assert e.short_work_share < SHORT_KERNELS and e.launch_cpu_ns >= e.launched_gpu_ns
     launch = next(r for r in _advise(trace) if r.rule == "launch-overhead")
-    assert launch.bound_ns == 115 * US
+    assert launch.bound_ns == (200 - 31) * US

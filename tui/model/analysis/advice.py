@@ -26,10 +26,11 @@ from ..timescale import format_duration as _ms
 from ..trace import Trace
 from .collectives import exposed_by_kind
 from .fusion import fusion_runs
+from .gaps import CAUSES, HOST_WAIT
 from .memory import device_name
 from .roofline import trace_peaks
 from .scope import Scope
-from .summary import Summary, summarize
+from .summary import OUTSIDE_GAPS, Summary, summarize
 from .sync_sites import sync_sites
 from .syncs import blocking_copies
 from .tensor_cores import fp32_on_cuda_cores, tensor_core_gain
@@ -195,9 +196,11 @@ def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
     e = summary.verdict.evidence
     if not e.launches_outweigh_work:
         return None
-    # Launch calls can cost at most the idle time no other cause covers, and at most their
-    # own CPU time: that is what graphs or compilation could give back.
-    explained = e.dataloader_idle_ns + e.sync_idle_ns + e.copy_idle_ns
+    # A step captured in a graph replays with none of the host's work between its kernels (the
+    # Python, the dispatch and the launch calls alike): what it can give back is the time the
+    # GPU waited on the host, less what the DataLoader, syncs and copies explain.
+    host = summary.idle_ns.get(CAUSES[HOST_WAIT], 0) + summary.idle_ns.get(OUTSIDE_GAPS, 0)
+    waited = max(host - e.dataloader_idle_ns - e.sync_idle_ns - e.copy_idle_ns, 0)
     return (
         "launch-overhead",
         "Kernel launches cost more than the kernels",
@@ -205,8 +208,9 @@ def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
         "torch.cuda.graphs) or give each kernel more work (a larger batch)",
         f"{e.launches:,} launch calls took {_ms(e.launch_cpu_ns)} of CPU for "
         f"{_ms(e.launched_gpu_ns)} of GPU work; {e.short_work_share:.0%} of the {e.pieces:,} "
-        "pieces of work ran shorter than their launch",
-        min(e.launch_cpu_ns, max(e.idle_ns - explained, 0)),
+        f"pieces of work ran shorter than their launch; the GPU waited {_ms(waited)} on the "
+        "host for its next work",
+        waited,
     ), -1
 
 
