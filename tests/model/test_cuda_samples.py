@@ -54,6 +54,10 @@ def test_an_fp32_xmma_gemm_ran_on_cuda_cores_and_tf32_is_advised():
     assert 70 < gemm["percent_of_roof"] < 85  # against the fp32 peak, not TF32's (10%)
     steps = _summary("matmul_4096_cuda.pt.trace.json.gz")["next_steps"]
     assert [s["rule"] for s in steps] == ["tensor-cores"]
+    # No convolutions: cuDNN's TF32 switch (on by default) is not the advice.
+    assert (
+        "set_float32_matmul_precision" in steps[0]["change"] and "cudnn" not in steps[0]["change"]
+    )
 
 
 def test_the_comparison_catches_a_kernel_on_the_wrong_op_and_one_torch_does_not_count():

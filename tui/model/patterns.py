@@ -68,6 +68,11 @@ MATMUL_KERNEL = re.compile(
     r"|hcudnn|cudnn_.*_nn_v1|rocblas|MIOpen",
     re.IGNORECASE,
 )
+# Of those, cuDNN's convolutions (implicit GEMMs included), as against the GEMMs.
+CONVOLUTION_KERNEL = re.compile(
+    r"conv(?!ert)|winograd|wgrad|dgrad|fprop|scudnn|implicit_gemm|direct_group|grouped_direct",
+    re.IGNORECASE,
+)
 # Of those, the ones that ran on tensor cores: the TensorBoard plugin's list (after NVIDIA
 # PyProf: MMA shapes h884 s1688 16816 i8816 c1688, hmma, xmma and cuDNN's tensor-core
 # convolutions), with what came after it: CUTLASS `tensorop`, Hopper `wgmma` and cuBLASLt's

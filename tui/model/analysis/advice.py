@@ -21,6 +21,7 @@ from typing import Literal, cast
 
 import numpy as np
 
+from ..patterns import CONVOLUTION_KERNEL
 from ..text import counted
 from ..timescale import format_duration as _ms
 from ..trace import Trace
@@ -221,10 +222,13 @@ def _tensor_cores(trace: Trace, summary: Summary) -> _Found | None:
     peaks = trace_peaks(trace)
     mode, ratio = tensor_core_gain(peaks)
     if mode == "tf32":
+        # cuDNN's convolutions take TF32 by default; only a run that turned it off needs it back.
+        convolutions = any(CONVOLUTION_KERNEL.search(name) for name in work.names)
+        cudnn = ", torch.backends.cudnn.allow_tf32 = True (its default)," if convolutions else ""
         change = (
-            'torch.set_float32_matmul_precision("high") (TF32 matmuls), '
-            "torch.backends.cudnn.allow_tf32 = True, or bf16 autocast"
+            f'torch.set_float32_matmul_precision("high") (TF32 matmuls){cudnn} or bf16 autocast'
         )
+
     else:  # a device without TF32 (V100): 16-bit tensor cores only
         change = "torch.autocast(device_type='cuda', dtype=torch.float16) with a GradScaler"
     device = peaks.device if peaks is not None else "an unknown device (the smallest known ratio)"
