@@ -8,7 +8,7 @@ import pytest
 
 from tests.conftest import DATA
 from tests.model.test_stats_verdict import _trace
-from tests.tui.helpers import built, loaded, notes
+from tests.tui.helpers import ROOT, built, loaded, notes
 from tests.tui.test_snapshots import check
 from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.timeline import Timeline
@@ -79,3 +79,16 @@ async def test_snapshots_of_the_pane(size):
         await pilot.press("A")
         await built(app, pilot)
         check(f"advice_pane_{size[0]}x{size[1]}", _pane_text(app))
+
+
+async def test_at_80_columns_a_long_kernel_name_is_cut_and_its_lane_kept():
+    """The H200 fp32 GEMM's kernel name runs to 110 characters."""
+    path = ROOT / "sample_traces" / "matmul_4096_cuda.pt.trace.json.gz"
+    async with loaded(path, (80, 24)) as (pilot, app):
+        await pilot.press("A")
+        await built(app, pilot)
+        (line,) = [x for x in _pane_text(app).splitlines() if x.startswith("enter: ")]
+        assert line.startswith("enter: sm80_xmma_gemm_f32f32_f32f32_f32")
+        assert line.endswith("… on stream 7") and len(line) < 80
+        await pilot.press("enter")
+        assert "xmma" in app.trace.slice_name(app.query_one(Timeline).selected)

@@ -127,7 +127,12 @@ class AdvicePane(Pane):
         body.append("\ntry: ", style="bold")
         body.append(printable(r.change))
         if r.target is not None:
-            body.append(f"\nenter: {printable(r.target.name)[:80]} on {printable(r.target.lane)}")
+            # The lane in full; the name cut to what the line leaves it (a kernel's runs long).
+            lane = f" on {printable(r.target.lane)}"
+            width = self.query_one("#advice-body", Static).content_size.width or 80
+            room = max(width - len("enter: ") - len(lane), 12)
+            name = printable(r.target.name)
+            body.append(f"\nenter: {name if len(name) <= room else name[: room - 1] + '…'}{lane}")
         self.query_one("#advice-body", Static).update(body)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
