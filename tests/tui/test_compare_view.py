@@ -3,6 +3,8 @@ same step, `D` shows what changed, and enter on a row goes to that op in the sho
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from textual.widgets import DataTable
 
@@ -92,8 +94,8 @@ async def test_the_diff_pane_closed_before_it_is_built_keeps_its_state(pair):
     one it was opened with (it asked for its table, and the error screen showed)."""
     async with loaded(pair[0], (120, 30), new=pair[1]) as (pilot, app):
         screen = app.screen
-        screen.action_pane("diff")
-        screen.action_pane("diff")  # the same tick: the pane was mounted, not yet composed
+        # Together: the second runs while the first waits for its pane to mount.
+        await asyncio.gather(screen.action_pane("diff"), screen.action_pane("diff"))
         await pilot.pause()
         assert not app.query(DiffPane) and "diff" in screen.left
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import traceback
 from collections.abc import Callable
 from typing import Any, ClassVar, TypeVar
@@ -48,22 +49,39 @@ class ErrorScreen(ModalScreen[None]):
 
 
 def guarded(method: F) -> F:
-    """Run a handler; if it fails, show the error screen instead of ending the app.
+    """Run a handler (a coroutine one too); if it fails, show the error screen instead of
+    ending the app.
 
     For the app's own code paths only: what a trace can do to them is wide, and a user in the
     middle of an investigation should keep their session (and can report the traceback).
     """
+    if inspect.iscoroutinefunction(method):
+
+        @functools.wraps(method)
+        async def waited(self: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method(self, *args, **kwargs)
+            except Exception as error:
+                _show(self, error)
+                return None
+
+        return waited  # type: ignore[return-value]
 
     @functools.wraps(method)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             return method(self, *args, **kwargs)
-        except Exception as error:  # shown to the user, with its traceback, not swallowed
-            message = f"{type(error).__name__}: {error}"
-            shown = getattr(self.app, "shown_errors", None)
-            if isinstance(shown, list):  # kept, so that tests fail on any error shown
-                shown.append(message)
-            self.app.push_screen(ErrorScreen(message, traceback.format_exc()))
+        except Exception as error:
+            _show(self, error)
             return None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _show(node: Any, error: Exception) -> None:
+    """The error screen, with the traceback: shown to the user, not swallowed."""
+    message = f"{type(error).__name__}: {error}"
+    shown_errors = getattr(node.app, "shown_errors", None)
+    if isinstance(shown_errors, list):  # kept, so that tests fail on any error shown
+        shown_errors.append(message)
+    node.app.push_screen(ErrorScreen(message, traceback.format_exc()))

@@ -222,9 +222,12 @@ class TraceScreen(Screen[None]):
     # --- the pane slot ----------------------------------------------------------------------
 
     @guarded
-    def action_pane(self, name: str) -> None:
+    async def action_pane(self, name: str) -> None:
         """Open the pane `name` in the slot, in the details' place, closing the one there; or
-        close it if it is the one there."""
+        close it if it is the one there.
+
+        The keys after it wait until the pane is mounted and has the focus: typed in one burst
+        (`t x`, `A enter`), they reach the pane, not the timeline behind it."""
         was = self.open_pane
         self.close_pane()
         if was == name:
@@ -239,13 +242,11 @@ class TraceScreen(Screen[None]):
             return
         self.open_pane, self._pane = name, pane
         self.query_one("#details").display = False
-        self.mount(pane, after=self.query_one("#details"))
-        self.call_after_refresh(self._focus_pane, pane)
-
-    def _focus_pane(self, pane: Widget) -> None:
-        for part in pane.query(str(getattr(pane, "FOCUS", "*"))):  # none if closed at once
-            part.focus()
-            break
+        await self.mount(pane, after=self.query_one("#details"))
+        if self._pane is pane:  # not closed while it mounted
+            for part in pane.query(str(getattr(pane, "FOCUS", "*"))):
+                self.set_focus(part)
+                break
 
     def kept(self, name: str) -> object | None:
         """How the pane `name` is now, if it is open, else how it was left (None: never
@@ -268,7 +269,9 @@ class TraceScreen(Screen[None]):
             else:
                 self.call_after_refresh(pane.remove)
         self.query_one("#details").display = True
-        self.timeline.focus()
+        # At once, not after the keys already typed (`focus()` waits its turn): a pane opened
+        # by the next key keeps the focus it is given.
+        self.set_focus(self.timeline)
         self.refresh_bindings()
 
     def on_pane_dismissed(self, message: PaneDismissed) -> None:
@@ -404,4 +407,4 @@ class TraceScreen(Screen[None]):
         if carried is not None:
             self.left["diff"] = carried
         if diff_open:
-            self.action_pane("diff")
+            self.call_later(self.action_pane, "diff")

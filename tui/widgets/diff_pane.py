@@ -22,6 +22,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.column_table import ColumnTable
+from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import NARROW_BELOW
 
@@ -196,11 +197,11 @@ class DiffPane(Pane):
 
     def action_other_part(self) -> None:
         grid = self.query_one("#diff", DataTable)
-        (self.query_one("#diff-filter", Input) if grid.has_focus else grid).focus()
+        focus_now(self.query_one("#diff-filter", Input) if is_focused(grid) else grid)
 
     def action_leave(self) -> None:
-        if self.query_one("#diff-filter", Input).has_focus:
-            self.query_one("#diff", DataTable).focus()
+        if is_focused(self.query_one("#diff-filter", Input)):
+            focus_now(self.query_one("#diff", DataTable))
         else:
             self.post_message(PaneDismissed())
 

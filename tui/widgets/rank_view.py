@@ -19,6 +19,7 @@ from tui.model.present.rank_report import headline, matrix_view, top_collectives
 from tui.model.present.rank_tables import COLLECTIVES, RANKS, rank_lines
 from tui.model.text import printable
 from tui.widgets.column_table import ColumnTable
+from tui.widgets.focus import focus_now, is_focused
 
 TOP_COLLECTIVES = 20
 
@@ -128,8 +129,8 @@ class RankView(Vertical):
         order = [
             self.query_one(f"#{name}", DataTable) for name in ("ranks", "matrix", "collectives")
         ]
-        now = next((i for i, t in enumerate(order) if t.has_focus), -1)
-        order[(now + 1) % len(order)].focus()
+        now = next((i for i, t in enumerate(order) if is_focused(t)), -1)
+        focus_now(order[(now + 1) % len(order)])
 
     def show_rank(self, rank: int) -> None:
         """Back from a rank's timeline: the cursor on that rank."""

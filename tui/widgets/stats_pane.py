@@ -24,6 +24,7 @@ from tui.model.text import counted, printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
+from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
@@ -197,14 +198,14 @@ class StatsPane(Pane):
     def action_leave(self) -> None:
         """Escape: out of the filter (keeping it) to the table, else the pane closes."""
         table = self.query_one(StatsTable)
-        if table.has_focus:
+        if is_focused(table):
             self.post_message(PaneDismissed())
         else:
-            table.focus()
+            focus_now(table)
 
     def action_other_part(self) -> None:
         table = self.query_one(StatsTable)
-        (self.query_one("#filter", Input) if table.has_focus else table).focus()
+        focus_now(self.query_one("#filter", Input) if is_focused(table) else table)
 
     def action_toggle_strip(self) -> None:
         """The summary strip: three lines (the verdict first), or all of it, steps included."""

@@ -21,6 +21,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
+from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
@@ -258,9 +259,9 @@ class TreePane(Pane):
         """Escape: out of the search to the flame view, then the highlight goes, then the pane
         closes."""
         flame = self.query_one(FlameView)
-        if self.has_class("searching") and self.query_one("#flame-search", Input).has_focus:
+        if self.has_class("searching") and is_focused(self.query_one("#flame-search", Input)):
             self.remove_class("searching")
-            flame.focus()
+            focus_now(flame)
             return
         if self.has_class("flame") and flame.search:
             self.query_one("#flame-search", Input).value = ""

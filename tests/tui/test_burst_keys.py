@@ -1,0 +1,57 @@
+"""Keys typed in one burst, right after the key that opens a pane or moves the focus, act as
+the same keys typed slowly: they reach the pane, not the timeline behind it (a user's `t x`,
+`A enter`, `T f`, `t escape`, and `tab tab` on the rank table)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.bench.make_rank_set import write_rank_set
+from tests.conftest import DATA
+from tests.tui.helpers import loaded
+from tests.tui.test_key_fuzz import _play
+
+
+def _state(app) -> tuple[object, ...]:
+    screen = app.screen
+    pane = getattr(screen, "_pane", None)
+    return (
+        type(screen).__name__,
+        getattr(screen, "open_pane", None),
+        type(app.focused).__name__,
+        app.focused and app.focused.id,
+        getattr(pane, "kernels", None),
+        getattr(pane, "by_shape", None),
+    )
+
+
+async def _after(path, keys: list[str], burst: bool) -> tuple[object, ...]:
+    async with loaded(path, (100, 30)) as (pilot, app):
+        if burst:
+            await _play(pilot, keys)
+        else:
+            for key in keys:
+                await pilot.press(key)
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        return _state(app)
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [["t", "x"], ["t", "x", "S"], ["t", "escape"], ["T", "f"], ["A", "escape"]],
+    ids=" ".join,
+)
+async def test_a_burst_after_a_pane_opens_acts_as_slow_keys(keys):
+    path = DATA / "gpu_streams.json"
+    slow = await _after(path, keys, burst=False)
+    assert await _after(path, keys, burst=True) == slow
+    assert slow[1] != "stats" or keys[-1] != "x" or slow[4] is True  # x reached the pane
+
+
+async def test_two_fast_tabs_on_the_rank_table_reach_the_third_table(tmp_path):
+    write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
+    state = await _after(tmp_path, ["tab", "tab"], burst=True)
+    assert state[3] == "collectives"
