@@ -53,7 +53,7 @@ async def test_the_header_names_the_first_next_step():
     async with loaded(DATA / "dataloader_bound.json", (160, 45)) as (pilot, app):
         await built(app, pilot)
         head = str(app.query_one(TraceSummary).render())
-        assert "next: data loading, up to 70 us/step (A)" in head
+        assert "next (A): data loading, up to 70 us/step" in head
 
 
 async def test_a_trace_without_gpu_work_has_no_pane_and_says_why():

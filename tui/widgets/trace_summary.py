@@ -44,7 +44,8 @@ class TraceSummary(Static):
                 return
             try:
                 advice = advice_for(self.trace)
-                first = f"next: {headline(advice[0])} (A)" if advice else None
+                # The key first: a narrow terminal cuts the line's end.
+                first = f"next (A): {headline(advice[0])}" if advice else None
             except Exception as e:  # as for the health checks
                 first = f"next steps: not found ({type(e).__name__})"
             try:
@@ -61,7 +62,7 @@ def describe(
     health_line: str | None = None,
     next_line: str | None = None,
 ) -> str:
-    """`file · next: data loading, up to 59 ms/step (A) · 12.3 ms · 4,567 slices · health: ok ·
+    """`file · next (A): data loading, up to 59 ms/step · 12.3 ms · 4,567 slices · health: ok ·
     NVIDIA H100` plus what was skipped: the first next step, once found, right after the file
     (what to do matters most and a narrow terminal cuts the end); the health line before the
     device names, which may be long."""
