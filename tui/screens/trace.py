@@ -276,7 +276,8 @@ class TraceScreen(Screen[None]):
 
     def on_pane_dismissed(self, message: PaneDismissed) -> None:
         message.stop()
-        self.close_pane()
+        if message.pane is self._pane:
+            self.close_pane()
 
     def _following(self) -> list[Follows]:
         return [self._pane] if isinstance(self._pane, Follows) else []

@@ -203,7 +203,7 @@ class DiffPane(Pane):
         if is_focused(self.query_one("#diff-filter", Input)):
             focus_now(self.query_one("#diff", DataTable))
         else:
-            self.post_message(PaneDismissed())
+            self.post_message(PaneDismissed(self))
 
     @guarded
     def on_input_changed(self, event: Input.Changed) -> None:

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 
 from tui.model.analysis.diff import TraceDiff
 from tui.model.trace import Trace
@@ -45,7 +46,12 @@ class SlicesChosen(Message):
 
 class PaneDismissed(Message):
     """A pane asks to close (escape from its table, or q): its slot closes it and the details come
-    back in its place."""
+    back in its place, if it is still the pane there (keys typed fast may have opened another
+    before this message is read)."""
+
+    def __init__(self, pane: Widget) -> None:
+        super().__init__()
+        self.pane = pane
 
 
 class Pane(Vertical):
@@ -56,4 +62,4 @@ class Pane(Vertical):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "close", "Close the pane", show=False)]
 
     def action_close(self) -> None:
-        self.post_message(PaneDismissed())
+        self.post_message(PaneDismissed(self))

@@ -199,7 +199,7 @@ class StatsPane(Pane):
         """Escape: out of the filter (keeping it) to the table, else the pane closes."""
         table = self.query_one(StatsTable)
         if is_focused(table):
-            self.post_message(PaneDismissed())
+            self.post_message(PaneDismissed(self))
         else:
             focus_now(table)
 

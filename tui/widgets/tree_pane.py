@@ -268,4 +268,4 @@ class TreePane(Pane):
             flame.set_search("")
             self.rebuild_head()
             return
-        self.post_message(PaneDismissed())
+        self.post_message(PaneDismissed(self))
