@@ -66,3 +66,9 @@ async def test_two_fast_tabs_on_the_rank_table_reach_the_third_table(tmp_path):
     write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
     state = await _after(tmp_path, ["tab", "tab"], burst=True)
     assert state[3] == "collectives"
+
+
+async def test_a_pane_key_typed_after_q_shows_no_error_as_the_app_quits():
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
+        await _play(pilot, ["q", "k", "t", "tab", "D"])
+        assert not app.shown_errors  # loaded() checks again on the way out

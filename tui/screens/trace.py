@@ -228,6 +228,8 @@ class TraceScreen(Screen[None]):
 
         The keys after it wait until the pane is mounted and has the focus: typed in one burst
         (`t x`, `A enter`), they reach the pane, not the timeline behind it."""
+        if not self.is_attached:  # a key typed after q, read as the app quits
+            return
         was = self.open_pane
         self.close_pane()
         if was == name:
