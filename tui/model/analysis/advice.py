@@ -21,10 +21,11 @@ from typing import Literal, cast
 
 import numpy as np
 
-from ..patterns import CONVOLUTION_KERNEL
+from ..patterns import CONVOLUTION_KERNEL, PROFILER_STEP
 from ..text import counted
 from ..timescale import format_duration as _ms
 from ..trace import Trace
+from .attribution import attribute
 from .collectives import exposed_by_kind
 from .fusion import fusion_runs
 from .gaps import CAUSES, HOST_WAIT
@@ -35,7 +36,7 @@ from .summary import OUTSIDE_GAPS, Summary, summarize
 from .sync_sites import sync_sites
 from .syncs import blocking_copies
 from .tensor_cores import fp32_on_cuda_cores, tensor_core_gain
-from .verdict import BUSY_HIGH, dataloader_rows, idle_covered
+from .verdict import BUSY_HIGH, dataloader_rows, idle_covered, idle_under
 
 MIN_SAVING = 0.05  # of the window's wall time: below it a rule stays silent
 HEADROOM = 0.5  # of the device's memory
@@ -199,9 +200,13 @@ def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
         return None
     # A step captured in a graph replays with none of the host's work between its kernels (the
     # Python, the dispatch and the launch calls alike): what it can give back is the time the
-    # GPU waited on the host, less what the DataLoader, syncs and copies explain.
+    # GPU waited on the host while the launching threads were at recorded work (not a stretch
+    # the profiler saw nothing in, such as a compile or a sleep), less what the DataLoader,
+    # syncs and copies explain.
     host = summary.idle_ns.get(CAUSES[HOST_WAIT], 0) + summary.idle_ns.get(OUTSIDE_GAPS, 0)
-    waited = max(host - e.dataloader_idle_ns - e.sync_idle_ns - e.copy_idle_ns, 0)
+    at_work = idle_under(trace, _launching_threads_work(trace), *summary.verdict.window)
+    explained = e.dataloader_idle_ns + e.sync_idle_ns + e.copy_idle_ns
+    waited = max(min(host, at_work) - explained, 0)
     return (
         "launch-overhead",
         "Kernel launches cost more than the kernels",
@@ -213,6 +218,19 @@ def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
         "host for its next work",
         waited,
     ), -1
+
+
+def _launching_threads_work(trace: Trace) -> np.ndarray:
+    """The slices of the threads that launched GPU work, but their ProfilerStep spans (which
+    cover the whole step, recorded work or not)."""
+    launches = attribute(trace).launch
+    lanes = np.unique(trace.lane_indices(launches[launches >= 0]))
+    if not len(lanes):
+        return np.zeros(0, np.int64)
+    rows = np.concatenate([np.arange(trace.lanes[k].lo, trace.lanes[k].hi) for k in lanes])
+    steps = trace.name_test(PROFILER_STEP.match)
+    kept: np.ndarray = rows[~steps[trace.slices.name[rows]]]
+    return kept
 
 
 def _tensor_cores(trace: Trace, summary: Summary) -> _Found | None:

@@ -293,6 +293,18 @@ def idle_covered(trace: Trace, rows: np.ndarray, t0: int, t1: int) -> np.ndarray
     return _idle_in(idle_start, idle_end, s.start[rows], s.end[rows])
 
 
+def idle_under(trace: Trace, rows: np.ndarray, t0: int, t1: int) -> int:
+    """The GPU's idle time in [t0, t1) inside the union of the slices `rows` (overlapping and
+    nested ones counted once)."""
+    idle_start, idle_end = _work_index(trace).idle(t0, t1)
+    if len(rows) == 0 or len(idle_start) == 0:
+        return 0
+    s = trace.slices
+    order = np.argsort(s.start[rows], kind="stable")
+    start, end = merge(s.start[rows][order], s.end[rows][order])
+    return int(_idle_in(idle_start, idle_end, start, end).sum())
+
+
 def _idle_in(
     idle_start: np.ndarray, idle_end: np.ndarray, start: np.ndarray, end: np.ndarray
 ) -> np.ndarray:
