@@ -186,11 +186,9 @@ class TraceApp(App[None]):
         self._keep_window = message.window_ns
         await self._open_rank(order[(order.index(self.rank) + message.step) % len(order)])
 
-    async def on_trace_screen_other_trace_wanted(
-        self, message: TraceScreen.OtherTraceWanted
-    ) -> None:
+    async def show_other_trace(self) -> None:
         """The other trace of the pair, at the same place in the same step; the diff pane goes
-        with the user, as it was left."""
+        with the user, as it was left (`o`, screens.trace.PairSwitch)."""
         here = self.screen
         if not isinstance(here, TraceScreen) or self.pair is None:
             return
@@ -200,4 +198,4 @@ class TraceApp(App[None]):
             return
         await self.switch_mode(SIDES[there.side])
         self.sub_title = printable(there.shown_as or "")
-        there.shown_after(here)
+        await there.shown_after(here)

@@ -9,6 +9,7 @@ import pytest
 
 from tests.bench.make_rank_set import write_rank_set
 from tests.conftest import DATA
+from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
 from tests.tui.test_key_fuzz import _play
 
@@ -17,6 +18,7 @@ def _state(app) -> tuple[object, ...]:
     screen = app.screen
     pane = getattr(screen, "_pane", None)
     return (
+        app.current_mode,
         type(screen).__name__,
         getattr(screen, "open_pane", None),
         type(app.focused).__name__,
@@ -26,8 +28,8 @@ def _state(app) -> tuple[object, ...]:
     )
 
 
-async def _after(path, keys: list[str], burst: bool) -> tuple[object, ...]:
-    async with loaded(path, (100, 30)) as (pilot, app):
+async def _after(path, keys: list[str], burst: bool, new=None) -> tuple[object, ...]:
+    async with loaded(path, (100, 30), new=new) as (pilot, app):
         if burst:
             await _play(pilot, keys)
         else:
@@ -52,6 +54,8 @@ async def _after(path, keys: list[str], burst: bool) -> tuple[object, ...]:
         # tree's to close
         ["t", "escape", "T", "f"],
         ["T", "q", "t", "x"],
+        ["t", "slash", "escape"],  # out of the filter, back to the table: the pane stays
+        ["T", "f", "slash", "escape"],
     ],
     ids=" ".join,
 )
@@ -59,13 +63,21 @@ async def test_a_burst_after_a_pane_opens_acts_as_slow_keys(keys):
     path = DATA / "gpu_streams.json"
     slow = await _after(path, keys, burst=False)
     assert await _after(path, keys, burst=True) == slow
-    assert slow[1] != "stats" or keys[-1] != "x" or slow[4] is True  # x reached the pane
+
+
+@pytest.mark.parametrize("keys", [["o", "t"], ["D", "o", "t"], ["D", "o", "o"]], ids=" ".join)
+async def test_a_burst_after_o_acts_on_the_trace_it_shows(tmp_path, keys):
+    step_trace(tmp_path / "base.json", [("k_softmax", 10.0), ("k_mul", 10.0)])
+    step_trace(tmp_path / "new.json", [("triton_fused", 12.0)], steps=3, step_us=130.0)
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    slow = await _after(base, keys, burst=False, new=new)
+    assert await _after(base, keys, burst=True, new=new) == slow
 
 
 async def test_two_fast_tabs_on_the_rank_table_reach_the_third_table(tmp_path):
     write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
     state = await _after(tmp_path, ["tab", "tab"], burst=True)
-    assert state[3] == "collectives"
+    assert state[4] == "collectives"
 
 
 async def test_a_pane_key_typed_after_q_shows_no_error_as_the_app_quits():

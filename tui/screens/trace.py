@@ -33,6 +33,7 @@ from tui.screens.health import HealthScreen
 from tui.screens.keys import COMMON
 from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
+from tui.widgets.focus import focus_now
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
@@ -92,6 +93,13 @@ PANES = (
 )
 
 
+@runtime_checkable
+class PairSwitch(Protocol):
+    """The app of a BASE/NEW pair, as the screen asks it to show the other trace."""
+
+    async def show_other_trace(self) -> None: ...
+
+
 class TraceScreen(Screen[None]):
     """One trace; in a rank set one rank's (`rank`), in a pair one side's (`side`, `pair`)."""
 
@@ -114,9 +122,6 @@ class TraceScreen(Screen[None]):
         Binding("shift+down", "scroll_details(1)", "Scroll the details down", show=False),
         Binding("shift+up", "scroll_details(-1)", "Scroll the details up", show=False),
     ]
-
-    class OtherTraceWanted(Message):
-        """`o`: the other trace of the pair, at the same place (the app switches modes)."""
 
     class OtherRankWanted(Message):
         """`<`, `>`: the rank `step` away, at the same time on the traces' own clock."""
@@ -160,7 +165,7 @@ class TraceScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.timeline.focus()
+        focus_now(self.timeline)
         self.call_after_refresh(self._fit_details)
 
     def on_resize(self) -> None:
@@ -326,12 +331,12 @@ class TraceScreen(Screen[None]):
     def action_search(self) -> None:
         search = self.query_one("#search", Input)
         search.display = True
-        search.focus()
+        focus_now(search)
         self.refresh_bindings()
 
     def action_close_search(self) -> None:
         self.query_one("#search", Input).display = False
-        self.timeline.focus()
+        focus_now(self.timeline)
         self.refresh_bindings()
 
     @guarded
@@ -379,8 +384,11 @@ class TraceScreen(Screen[None]):
             self.OtherRankWanted(step, (base + t0, base + t1) if base is not None else None)
         )
 
-    def action_other_trace(self) -> None:
-        self.post_message(self.OtherTraceWanted())
+    async def action_other_trace(self) -> None:
+        """`o`: the other trace of the pair, at the same place (the app switches modes). Awaited
+        here, not asked by a message: the keys typed after `o` are for the trace it shows."""
+        if isinstance(self.app, PairSwitch):
+            await self.app.show_other_trace()
 
     def show_time(self, window_ns: tuple[int, int]) -> None:
         """An absolute window (the traces' own clock: another rank's), moved inside this trace
@@ -400,7 +408,7 @@ class TraceScreen(Screen[None]):
         if len(inside):
             self.timeline.select(int(inside[np.argmax(s.dur[inside])]))
 
-    def shown_after(self, other: TraceScreen) -> None:
+    async def shown_after(self, other: TraceScreen) -> None:
         """Shown in place of the other trace of the pair: at the same place in the same step,
         with the diff pane as it was left there (open or not)."""
         self.timeline.set_window(aligned_window(other.trace, self.trace, other.timeline.window))
@@ -410,4 +418,4 @@ class TraceScreen(Screen[None]):
         if carried is not None:
             self.left["diff"] = carried
         if diff_open:
-            self.call_later(self.action_pane, "diff")
+            await self.action_pane("diff")

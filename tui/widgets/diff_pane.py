@@ -193,7 +193,7 @@ class DiffPane(Pane):
             self.show()
 
     def action_filter(self) -> None:
-        self.query_one("#diff-filter", Input).focus()
+        focus_now(self.query_one("#diff-filter", Input))
 
     def action_other_part(self) -> None:
         grid = self.query_one("#diff", DataTable)
@@ -213,7 +213,7 @@ class DiffPane(Pane):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one("#diff", DataTable).focus()
+        focus_now(self.query_one("#diff", DataTable))
 
     @guarded
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:

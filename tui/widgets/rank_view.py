@@ -137,4 +137,4 @@ class RankView(Vertical):
         ranks = self.query_one("#ranks", DataTable)
         at = [r.rank for r in self.report.rows].index(rank)
         ranks.move_cursor(row=at)
-        ranks.focus()
+        focus_now(ranks)

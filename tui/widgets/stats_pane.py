@@ -214,7 +214,7 @@ class StatsPane(Pane):
     def action_filter(self) -> None:
         """The filter, its cursor after what it holds (typing goes on, backspace takes back)."""
         field = self.query_one("#filter", Input)
-        field.focus()
+        focus_now(field)
         field.cursor_position = len(field.value)
 
     @guarded

@@ -120,7 +120,7 @@ class TreePane(Pane):
         self._fill(widget.root, found, 0, root)
         widget.root.expand()
         self._open_heaviest(widget, found)
-        (self.query_one(FlameView) if self.has_class("flame") else widget).focus()
+        focus_now(self.query_one(FlameView) if self.has_class("flame") else widget)
 
     def _label(self, found: CallTree, nodes: list[int], root: int) -> Text:
         last = nodes[-1]
@@ -217,7 +217,7 @@ class TreePane(Pane):
 
     def action_search(self) -> None:
         self.add_class("searching")
-        self.query_one("#flame-search", Input).focus()
+        focus_now(self.query_one("#flame-search", Input))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
@@ -226,7 +226,7 @@ class TreePane(Pane):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        self.query_one(FlameView).focus()
+        focus_now(self.query_one(FlameView))
 
     def on_flame_view_frame_chosen(self, event: FlameView.FrameChosen) -> None:
         event.stop()
