@@ -75,6 +75,19 @@ def test_the_ops_around_the_launches_count_as_the_host_work_a_graph_removes(tmp_
     assert launch.bound_ns == 4 * (40 - 2) * US
 
 
+def test_a_python_frame_over_the_whole_step_is_not_host_work_a_graph_removes(tmp_path):
+    """with_stack: the outermost Python frame spans the step whatever ran in it (a compile the
+    profiler saw nothing of, say); only the four 5 us launch calls count."""
+    events = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
+    events.append(("python_function", "train.py(12): <module>", 1, 0, 170, {}))
+    for corr in range(1, 5):
+        t = (corr - 1) * 42
+        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
+        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
+    (launch,) = [r for r in _advise(_write(tmp_path, events)) if r.rule == "launch-overhead"]
+    assert launch.bound_ns == 4 * 5 * US
+
+
 def test_a_busy_gpu_gets_no_advice(tmp_path):
     assert _advise(_trace(tmp_path, kernels_us=4000, launch_us=10, gap_us=1)) == []
     # nor does a trace without GPU work

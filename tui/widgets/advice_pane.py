@@ -131,8 +131,11 @@ class AdvicePane(Pane):
             lane = f" on {printable(r.target.lane)}"
             width = self.query_one("#advice-body", Static).content_size.width or 80
             room = max(width - len("enter: ") - len(lane), 12)
-            name = printable(r.target.name)
-            body.append(f"\nenter: {name if len(name) <= room else name[: room - 1] + '…'}{lane}")
+            name = Text(printable(r.target.name))
+            name.truncate(room, overflow="ellipsis")  # by cells: wide characters count twice
+            body.append("\nenter: ")
+            body.append_text(name)
+            body.append(lane)
         self.query_one("#advice-body", Static).update(body)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -21,7 +21,7 @@ from typing import Literal, cast
 
 import numpy as np
 
-from ..patterns import CONVOLUTION_KERNEL, PROFILER_STEP
+from ..patterns import CONVOLUTION_KERNEL, PROFILER_STEP, is_python_frame
 from ..text import counted
 from ..timescale import format_duration as _ms
 from ..trace import Trace
@@ -221,15 +221,16 @@ def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
 
 
 def _launching_threads_work(trace: Trace) -> np.ndarray:
-    """The slices of the threads that launched GPU work, but their ProfilerStep spans (which
-    cover the whole step, recorded work or not)."""
+    """The slices of the threads that launched GPU work, but their ProfilerStep spans and their
+    Python frames (the outermost of which cover the whole run, recorded work or not)."""
     launches = attribute(trace).launch
     lanes = np.unique(trace.lane_indices(launches[launches >= 0]))
     if not len(lanes):
         return np.zeros(0, np.int64)
     rows = np.concatenate([np.arange(trace.lanes[k].lo, trace.lanes[k].hi) for k in lanes])
-    steps = trace.name_test(PROFILER_STEP.match)
-    kept: np.ndarray = rows[~steps[trace.slices.name[rows]]]
+    steps = trace.name_test(PROFILER_STEP.match)[trace.slices.name[rows]]
+    frames = trace.category_test(is_python_frame)[trace.slices.cat[rows]]
+    kept: np.ndarray = rows[~steps & ~frames]
     return kept
 
 
@@ -246,7 +247,6 @@ def _tensor_cores(trace: Trace, summary: Summary) -> _Found | None:
         change = (
             f'torch.set_float32_matmul_precision("high") (TF32 matmuls){cudnn} or bf16 autocast'
         )
-
     else:  # a device without TF32 (V100): 16-bit tensor cores only
         change = "torch.autocast(device_type='cuda', dtype=torch.float16) with a GradScaler"
     device = peaks.device if peaks is not None else "an unknown device (the smallest known ratio)"

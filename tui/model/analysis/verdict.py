@@ -296,13 +296,7 @@ def idle_covered(trace: Trace, rows: np.ndarray, t0: int, t1: int) -> np.ndarray
 def idle_under(trace: Trace, rows: np.ndarray, t0: int, t1: int) -> int:
     """The GPU's idle time in [t0, t1) inside the union of the slices `rows` (overlapping and
     nested ones counted once)."""
-    idle_start, idle_end = _work_index(trace).idle(t0, t1)
-    if len(rows) == 0 or len(idle_start) == 0:
-        return 0
-    s = trace.slices
-    order = np.argsort(s.start[rows], kind="stable")
-    start, end = merge(s.start[rows][order], s.end[rows][order])
-    return int(_idle_in(idle_start, idle_end, start, end).sum())
+    return _covered(trace, rows, *_work_index(trace).idle(t0, t1))
 
 
 def _idle_in(
