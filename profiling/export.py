@@ -107,7 +107,7 @@ def profile_workload(
         prof.export_chrome_trace(tmp_name)
         averages = prof.key_averages()
         tables.append(
-            (averages.table(sort_by=sort_by, row_limit=row_limit), [_totals(a) for a in averages])
+            (averages.table(sort_by=sort_by, row_limit=row_limit), [op_totals(a) for a in averages])
         )
 
     try:
@@ -165,7 +165,9 @@ def write_key_averages(result: Result) -> Path:
     return out
 
 
-def _totals(avg: object) -> OpTotals:
+def op_totals(avg: object) -> OpTotals:
+    """One key_averages() row (a FunctionEventAvg), in the form the reference tests compare."""
+
     def get(*names: str) -> float:
         for n in names:  # torch renamed cuda_* to device_* in 2.4
             if hasattr(avg, n):
