@@ -75,6 +75,20 @@ def test_the_ops_around_the_launches_count_as_the_host_work_a_graph_removes(tmp_
     assert launch.bound_ns == 4 * (40 - 2) * US
 
 
+def test_a_run_that_captures_graphs_is_not_told_to_capture_them(tmp_path):
+    """A serving engine profiled while it captures its graphs: the GPU idles through the
+    capture by design; the same launches without the capture get the advice."""
+    events = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
+    for corr in range(1, 5):
+        t = (corr - 1) * 42
+        events.append(("cpu_op", "aten::linear", 1, t, 40, {}))
+        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
+        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
+    assert "launch-overhead" in {r.rule for r in _advise(_write(tmp_path, events))}
+    events.append(("cuda_runtime", "cudaStreamBeginCapture", 1, 1, 1, {}))
+    assert "launch-overhead" not in {r.rule for r in _advise(_write(tmp_path, events))}
+
+
 def test_a_python_frame_over_the_whole_step_is_not_host_work_a_graph_removes(tmp_path):
     """with_stack: the outermost Python frame spans the step whatever ran in it (a compile the
     profiler saw nothing of, say); only the four 5 us launch calls count."""

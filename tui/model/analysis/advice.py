@@ -30,6 +30,7 @@ from .collectives import exposed_by_kind
 from .fusion import fusion_runs
 from .gaps import CAUSES, HOST_WAIT
 from .memory import device_name
+from .replay_work import BEGIN_CAPTURE
 from .roofline import trace_peaks
 from .scope import Scope
 from .summary import OUTSIDE_GAPS, Summary, summarize
@@ -196,7 +197,9 @@ def _communication(trace: Trace, summary: Summary) -> _Found | None:
 
 def _launch_overhead(trace: Trace, summary: Summary) -> _Found | None:
     e = summary.verdict.evidence
-    if not e.launches_outweigh_work:
+    # A run that captures graphs already uses them, and the GPU idles through a capture by
+    # design (its launches run only when it is replayed): no advice to capture the step.
+    if not e.launches_outweigh_work or len(trace.rows_named(BEGIN_CAPTURE.match)):
         return None
     # A step captured in a graph replays with none of the host's work between its kernels (the
     # Python, the dispatch and the launch calls alike): what it can give back is the time the
