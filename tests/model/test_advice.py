@@ -60,16 +60,24 @@ def test_launch_overhead_is_bounded_by_the_idle_time_under_the_launching_threads
     assert "the GPU waited 360 us on the host" in found[0].evidence
 
 
+def _launch_step(ops: bool) -> list[tuple]:
+    """A 170 us step of four 5 us launches of 2 us kernels, 42 us apart, each launch inside a
+    40 us aten::linear when `ops`."""
+    events: list[tuple] = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
+    for corr in range(1, 5):
+        t = (corr - 1) * 42
+        if ops:
+            events.append(("cpu_op", "aten::linear", 1, t, 40, {}))
+        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
+        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
+    return events
+
+
 def test_the_ops_around_the_launches_count_as_the_host_work_a_graph_removes(tmp_path):
     """Four aten::linear calls of 40 us, each launching a 2 us kernel in 5 us of it: a CUDA
     graph replays the step without the ops' dispatch either, so the bound is the idle time under
     the ops (38 us each, but for the kernel's 2 us), not the launch calls' 5 us."""
-    events = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
-    for corr in range(1, 5):
-        t = (corr - 1) * 42
-        events.append(("cpu_op", "aten::linear", 1, t, 40, {}))
-        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
-        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
+    events = _launch_step(ops=True)
     trace = _write(tmp_path, events)
     (launch,) = [r for r in _advise(trace) if r.rule == "launch-overhead"]
     assert launch.bound_ns == 4 * (40 - 2) * US
@@ -78,12 +86,7 @@ def test_the_ops_around_the_launches_count_as_the_host_work_a_graph_removes(tmp_
 def test_a_run_that_captures_graphs_is_not_told_to_capture_them(tmp_path):
     """A serving engine profiled while it captures its graphs: the GPU idles through the
     capture by design; the same launches without the capture get the advice."""
-    events = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
-    for corr in range(1, 5):
-        t = (corr - 1) * 42
-        events.append(("cpu_op", "aten::linear", 1, t, 40, {}))
-        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
-        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
+    events = _launch_step(ops=True)
     assert "launch-overhead" in {r.rule for r in _advise(_write(tmp_path, events))}
     events.append(("cuda_runtime", "cudaStreamBeginCapture", 1, 1, 1, {}))
     assert "launch-overhead" not in {r.rule for r in _advise(_write(tmp_path, events))}
@@ -92,12 +95,8 @@ def test_a_run_that_captures_graphs_is_not_told_to_capture_them(tmp_path):
 def test_a_python_frame_over_the_whole_step_is_not_host_work_a_graph_removes(tmp_path):
     """with_stack: the outermost Python frame spans the step whatever ran in it (a compile the
     profiler saw nothing of, say); only the four 5 us launch calls count."""
-    events = [("user_annotation", "ProfilerStep#1", 1, 0, 170, {})]
+    events = _launch_step(ops=False)
     events.append(("python_function", "train.py(12): <module>", 1, 0, 170, {}))
-    for corr in range(1, 5):
-        t = (corr - 1) * 42
-        events.append(("cuda_runtime", "cudaLaunchKernel", 1, t + 30, 5, {"correlation": corr}))
-        events.append(("kernel", "k", 7, t + 36, 2, {"correlation": corr}))
     (launch,) = [r for r in _advise(_write(tmp_path, events)) if r.rule == "launch-overhead"]
     assert launch.bound_ns == 4 * 5 * US
 

@@ -252,7 +252,7 @@ class TraceScreen(Screen[None]):
         await self.mount(pane, after=self.query_one("#details"))
         if self._pane is pane:  # not closed while it mounted
             for part in pane.query(str(getattr(pane, "FOCUS", "*"))):
-                self.set_focus(part)
+                focus_now(part)
                 break
 
     def kept(self, name: str) -> object | None:
@@ -276,9 +276,7 @@ class TraceScreen(Screen[None]):
             else:
                 self.call_after_refresh(pane.remove)
         self.query_one("#details").display = True
-        # At once, not after the keys already typed (`focus()` waits its turn): a pane opened
-        # by the next key keeps the focus it is given.
-        self.set_focus(self.timeline)
+        focus_now(self.timeline)  # before the next key: a pane it opens keeps its focus
         self.refresh_bindings()
 
     def on_pane_dismissed(self, message: PaneDismissed) -> None:
