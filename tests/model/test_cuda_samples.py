@@ -71,3 +71,52 @@ def test_the_comparison_catches_a_kernel_on_the_wrong_op_and_one_torch_does_not_
     kernel = next(r for r in rows if r["cpu_total_us"] == 0 and r["name"].startswith("void"))
     fewer = [r for r in rows if r is not kernel]
     assert differences(trace, fewer) == [f"{kernel['name']}: in our kernel table, not in torch's"]
+
+
+def _union(spans: list[tuple[float, float]]) -> list[list[float]]:
+    out: list[list[float]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def test_the_decode_steps_launch_bound_equals_a_stdlib_count():
+    """The GPU's idle time in the steps under the recorded work of the launching thread (no
+    ProfilerStep span, no Python frame), less the part the sync calls wait through (the
+    sync rule's), counted from the JSON with the stdlib alone."""
+    import gzip
+
+    path = SAMPLES / "transformer_128_cuda.pt.trace.json.gz"
+    events = json.loads(gzip.decompress(path.read_bytes()))["traceEvents"]
+    spans = [e for e in events if e.get("ph") == "X"]
+    steps = [e for e in spans if e["name"].startswith("ProfilerStep#")]
+    w0, w1 = min(e["ts"] for e in steps), max(e["ts"] + e["dur"] for e in steps)
+    gpu = _union([(e["ts"], e["ts"] + e["dur"]) for e in spans if e.get("cat") == "kernel"])
+    idle, t = [], w0
+    for a, b in gpu:
+        if a > t:
+            idle.append([t, min(a, w1)])
+        t = max(t, b)
+    idle.append([t, w1])
+    threads = {(e["pid"], e["tid"]) for e in spans if e["name"] == "cudaLaunchKernel"}
+    work = _union(
+        [
+            (e["ts"], e["ts"] + e["dur"])
+            for e in spans
+            if (e["pid"], e["tid"]) in threads
+            and not e["name"].startswith("ProfilerStep#")
+            and e.get("cat") != "python_function"
+        ]
+    )
+
+    def idle_under(cover: list[list[float]]) -> float:  # both disjoint: each overlap once
+        return sum(max(0.0, min(b, d) - max(a, c)) for a, b in idle for c, d in cover)
+
+    syncs = _union([(e["ts"], e["ts"] + e["dur"]) for e in spans if "Synchronize" in e["name"]])
+    expected_us = idle_under(work) - idle_under(syncs)
+    assert 0 < idle_under(syncs) < 100  # three syncs of ~12 us: the rest is launch overhead
+    (launch,) = [s for s in _summary(path.name)["next_steps"] if s["rule"] == "launch-overhead"]
+    assert launch["bound_ns"] == pytest.approx(expected_us * 1e3, abs=len(idle))  # 1 ns a gap
