@@ -14,7 +14,6 @@ from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui.model.analysis.diff import TraceDiff, diff
 from tui.model.analysis.rank_compare import RankReport, compare
@@ -28,6 +27,7 @@ from tui.model.passes import load_trace
 from tui.model.passes.ranks import summarise_ranks
 from tui.model.trace import Trace
 from tui.screens.keys import COMMON
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.load_progress import LoadProgress
 
 _PROGRESS_EVERY_S = 0.25
@@ -94,7 +94,7 @@ class LoadScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         ranks = self.load.ranks
         yield LoadProgress(self.load.path, None if ranks is None else len(ranks.files))
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         if self.load.ranks is not None:

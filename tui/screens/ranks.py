@@ -8,11 +8,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tui.model.analysis.rank_compare import RankReport
 from tui.model.analysis.rank_stats import RankFailed
 from tui.screens.keys import COMMON
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_view import RankView
 
 
@@ -30,7 +30,7 @@ class RankScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield self.view
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_screen_resume(self) -> None:
         if self.shown is not None and self.view.is_mounted:  # back from a rank's timeline

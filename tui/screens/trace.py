@@ -18,7 +18,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Input
+from textual.widgets import Input
 
 from tui.model.analysis.collectives import communication_rows
 from tui.model.analysis.diff import TraceDiff, aligned_window
@@ -34,6 +34,7 @@ from tui.screens.keys import COMMON
 from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
 from tui.widgets.focus import focus_now
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
@@ -162,7 +163,7 @@ class TraceScreen(Screen[None]):
         search.display = False
         yield search
         # Compact, without the palette hint: at 80 columns the keys that matter still fit.
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         focus_now(self.timeline)
