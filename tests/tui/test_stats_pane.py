@@ -193,14 +193,10 @@ async def test_the_pane_and_summary_give_the_same_numbers(shared):
 
 def _footer(app) -> dict[str, int]:
     """The footer's keys that are fully on screen: description -> right edge."""
-    from textual.widgets._footer import FooterKey
+    from tui.widgets.key_footer import KeyFooter
 
-    width = app.size.width
-    return {
-        k.description: k.region.right
-        for k in app.query(FooterKey)
-        if k.region.width and k.region.right <= width
-    }
+    footer = app.screen.query_one(KeyFooter)
+    return {k.description: k.end for k in footer.shown() if k.end <= footer.size.width}
 
 
 async def test_at_80x24_the_pane_shows_eight_rows_and_the_footer_its_keys(shared):

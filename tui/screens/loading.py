@@ -94,7 +94,7 @@ class LoadScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         ranks = self.load.ranks
         yield LoadProgress(self.load.path, None if ranks is None else len(ranks.files))
-        yield KeyFooter(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         if self.load.ranks is not None:

@@ -30,7 +30,7 @@ class RankScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield self.view
-        yield KeyFooter(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_screen_resume(self) -> None:
         if self.shown is not None and self.view.is_mounted:  # back from a rank's timeline

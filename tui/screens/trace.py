@@ -163,7 +163,7 @@ class TraceScreen(Screen[None]):
         search.display = False
         yield search
         # Compact, without the palette hint: at 80 columns the keys that matter still fit.
-        yield KeyFooter(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         focus_now(self.timeline)

@@ -1,32 +1,102 @@
-"""The footer: Textual's, rebuilt only when the keys it shows change."""
+"""The footer: the keys that act now, drawn as one line."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import ClassVar, NamedTuple
 
-from textual.widgets import Footer
+from rich.cells import cell_len
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.screen import Screen
+from textual.widget import Widget
+
+_ENABLED, _DISABLED = Style(), Style(dim=True)
 
 
-class KeyFooter(Footer):
-    """Textual's footer recomposes, mounting a widget per key, on every bindings update: each
-    focus change and each key that refreshes the bindings. Most leave the keys shown as they
-    were, and remounting them cost more than the key's own work (a third of a pane's first
-    frame). This one recomposes only when what it would show differs."""
+class FooterKey(NamedTuple):
+    """One key as the footer shows it, and the cells it takes (`start` to `end`)."""
 
-    _shown: tuple[tuple[Any, ...], ...] | None = None
+    key: str
+    label: str
+    description: str
+    enabled: bool
+    start: int
+    end: int
 
-    def _keys_shown(self) -> tuple[tuple[Any, ...], ...]:
-        return tuple(
-            (binding.key, binding.action, binding.description, binding.key_display, enabled, tip)
-            for (_, binding, enabled, tip) in self.screen.active_bindings.values()
-            if binding.show
-        )
 
-    async def recompose(self) -> None:
-        if not self.is_attached:
-            return
-        shown = self._keys_shown()
-        if shown == self._shown:
-            return
-        self._shown = shown
-        await super().recompose()
+class KeyFooter(Widget):
+    """The screen's active bindings, one per action, as Textual's compact footer lays them out.
+
+    Textual's footer is a container of one widget per key and remounts them all on every
+    bindings update, which comes with each focus change: that cost more than most keys' own
+    work (a third of a pane's first frame). This one is a single line, redrawn."""
+
+    ALLOW_SELECT = False
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"key-footer--key", "key-footer--description"}
+    DEFAULT_CSS = """
+    KeyFooter {
+        dock: bottom;
+        height: 1;
+        color: $footer-foreground;
+        background: $footer-background;
+        text-wrap: nowrap;
+        text-overflow: clip;
+    }
+    KeyFooter > .key-footer--key {
+        color: $footer-key-foreground;
+        background: $footer-key-background;
+        text-style: bold;
+    }
+    KeyFooter > .key-footer--description {
+        color: $footer-description-foreground;
+        background: $footer-description-background;
+    }
+    """
+
+    def on_mount(self) -> None:
+        self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
+
+    def on_unmount(self) -> None:
+        self.screen.bindings_updated_signal.unsubscribe(self)
+
+    def _bindings_changed(self, screen: Screen[object]) -> None:
+        self.refresh()
+
+    def shown(self) -> list[FooterKey]:
+        """What the footer shows, left to right (a key off the right edge included)."""
+        shown: list[FooterKey] = []
+        actions: set[str] = set()
+        x = 0
+        for _, binding, enabled, _ in self.screen.active_bindings.values():
+            if not binding.show or binding.action in actions:
+                continue
+            actions.add(binding.action)
+            label = self.app.get_key_display(binding)
+            text = binding.description
+            width = cell_len(label) + (cell_len(text) + 1 if text else 0)
+            shown.append(FooterKey(binding.key, label, binding.description, enabled, x, x + width))
+            x += width + 1
+        return shown
+
+    def render(self) -> Text:
+        key_style = self.get_component_rich_style("key-footer--key", partial=True)
+        text_style = self.get_component_rich_style("key-footer--description", partial=True)
+        line = Text(no_wrap=True, overflow="crop", end="")
+        for key in self.shown():
+            dim = _ENABLED if key.enabled else _DISABLED
+            line.append(key.label, key_style + dim)
+            if key.description:
+                line.append(f" {key.description}", text_style + dim)
+            line.append(" ")
+        return line
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A click on a key presses it, as in Textual's footer."""
+        for key in self.shown():
+            if key.start <= event.x < key.end:
+                if key.enabled:
+                    self.app.simulate_key(key.key)
+                else:
+                    self.app.bell()
+                return
