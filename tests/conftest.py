@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
+import orjson
 import pytest
 
 # Tests and the programs they start never touch the user's model cache, and hypothesis keeps
@@ -65,6 +67,16 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "traces"
 def row_named(trace, name: str) -> int:
     """The first slice called `name`."""
     return next(r for r in range(len(trace.slices)) if trace.slice_name(r) == name)
+
+
+def raw_events(path: Path) -> list[dict]:
+    """A trace file's events as the oracles read them: parsed by orjson, a parser the model
+    does not use (it reads with msgspec), three times as fast as the stdlib's on big traces."""
+    raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        raw = gzip.decompress(raw)
+    doc = orjson.loads(raw)
+    return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
 def shared_traces() -> list[Path]:

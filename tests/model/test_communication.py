@@ -4,12 +4,12 @@ collective op launches. Summary, verdict, diff and the rank table all follow."""
 
 from __future__ import annotations
 
-import gzip
 import json
 
 import numpy as np
 import pytest
 
+from tests.conftest import raw_events
 from tests.tui.helpers import run
 from tui.model.analysis.collectives import collectives
 from tui.model.analysis.gpu_time import COMM, work_class
@@ -162,10 +162,9 @@ _OP_SPACES = ("c10d::", "_c10d_functional::", "c10d_functional::", "symm_mem::",
 
 
 def _oracle_comm_count(path):
-    """Kernels that are communication by the stdlib alone: by name, or by the one op that
+    """Kernels that are communication in plain Python: by name, or by the one op that
     carries the kernel's (or its launch's) External id."""
-    with gzip.open(path) as f:
-        events = json.load(f)["traceEvents"]
+    events = raw_events(path)
     xs = [e for e in events if e.get("ph") == "X" and isinstance(e.get("args"), dict)]
     ops: dict[int, list[str]] = {}
     launch_ext: dict[int, list] = {}
@@ -199,6 +198,6 @@ def _oracle_comm_count(path):
         "tracelens/mi300_vllm_graph_execution_full.json.gz",  # a serving engine's: none
     ],
 )
-def test_the_communication_kernels_match_a_stdlib_oracle_on_real_traces(shared, name):
+def test_the_communication_kernels_match_a_plain_python_oracle_on_real_traces(shared, name):
     trace = load_trace(shared / name)
     assert int(np.count_nonzero(work_class(trace) == COMM)) == _oracle_comm_count(shared / name)

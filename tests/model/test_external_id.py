@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from tests.conftest import raw_events
 from tui.model.analysis.attribution import attribute
 from tui.model.analysis.ops import op_stats
 from tui.model.ingest import load_trace
@@ -183,11 +184,8 @@ def test_a_trace_whose_every_launch_correlation_is_taken_twice_loads(tmp_path):
 
 def _oracle_external_id_count(path):
     """Kernels (and copies) whose `External id` (or their launch's) names exactly one op that
-    holds the launch on its thread, by the stdlib alone. Launches joined by `correlation`."""
-    import gzip
-
-    with gzip.open(path) as f:
-        events = json.load(f)["traceEvents"]
+    holds the launch on its thread, in plain Python. Launches joined by `correlation`."""
+    events = raw_events(path)
     xs = [e for e in events if e.get("ph") == "X" and isinstance(e.get("args"), dict)]
     ops: dict[int, list[dict]] = {}
     launches: dict[int, list[dict]] = {}
@@ -226,6 +224,6 @@ def _oracle_external_id_count(path):
         "param/linear_kineto_rtx2080ti.json.gz",
     ],
 )
-def test_the_external_id_join_matches_a_stdlib_oracle_on_real_traces(shared, name):
+def test_the_external_id_join_matches_a_plain_python_oracle_on_real_traces(shared, name):
     placed = attribute(load_trace(shared / name)).placed_by()["external_id"]
     assert placed == _oracle_external_id_count(shared / name)

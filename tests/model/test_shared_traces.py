@@ -1,4 +1,5 @@
-"""Every real trace in ../shared/traces loads and agrees with a count made with stdlib json."""
+"""Every real trace in ../shared/traces loads and agrees with a count made in plain Python
+over orjson's parse."""
 
 from __future__ import annotations
 
@@ -7,12 +8,11 @@ import gzip
 import json
 from collections import Counter
 from decimal import Decimal
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.conftest import SHARED, shared_traces
+from tests.conftest import SHARED, raw_events, shared_traces
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.summary import OUTSIDE_GAPS, summarize
 from tui.model.errors import TraceError
@@ -25,14 +25,6 @@ NOT_TRACES = {"not_a_trace_execution_trace_et.json.gz", "google_cloud_trace.json
     p.name for p in TRACES if p.name.endswith(".execution_details.json")
 }
 pytestmark = pytest.mark.skipif(not TRACES, reason=f"real traces not present: {SHARED} is missing")
-
-
-def _events(path: Path) -> list:
-    raw = path.read_bytes()
-    if raw[:2] == b"\x1f\x8b":
-        raw = gzip.decompress(raw)
-    doc = json.loads(raw)
-    return doc["traceEvents"] if isinstance(doc, dict) else doc
 
 
 def _ident(v):
@@ -66,10 +58,10 @@ def _expected(events: list) -> tuple[Counter, int, Counter]:
     ids=lambda p: str(p.relative_to(SHARED)),
 )
 def real(request):
-    """(its events parsed with the stdlib, the model): each file parsed and loaded once
+    """(its events parsed by orjson, the model): each file parsed and loaded once
     for all the tests below (pytest runs a module-scoped parameter's tests together)."""
     path = request.param
-    return _events(path), load_trace(path)
+    return raw_events(path), load_trace(path)
 
 
 def test_real_trace_matches_an_independent_count(real):

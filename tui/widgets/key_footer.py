@@ -54,6 +54,8 @@ class KeyFooter(Widget):
     }
     """
 
+    _drawn: list[FooterKey] | None = None
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
 
@@ -61,7 +63,11 @@ class KeyFooter(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        self.refresh()
+        # Most updates (a key pressed, the focus moved within a pane) leave the keys as drawn.
+        shown = self.shown()
+        if shown != self._drawn:
+            self._drawn = shown
+            self.refresh()
 
     def shown(self) -> list[FooterKey]:
         """What the footer shows, left to right (a key off the right edge included)."""
@@ -83,7 +89,7 @@ class KeyFooter(Widget):
         key_style = self.get_component_rich_style("key-footer--key", partial=True)
         text_style = self.get_component_rich_style("key-footer--description", partial=True)
         line = Text(no_wrap=True, overflow="crop", end="")
-        for key in self.shown():
+        for key in self._drawn if self._drawn is not None else self.shown():
             dim = _ENABLED if key.enabled else _DISABLED
             line.append(key.label, key_style + dim)
             if key.description:
