@@ -1,14 +1,25 @@
-"""ColumnTable: a row-cursor DataTable whose left and right keys scroll by whole columns.
+"""ColumnTable: a row-cursor DataTable whose left and right keys scroll by whole columns, and
+whose one-line cells are drawn without Rich's layout pipeline.
 
 Textual's DataTable scrolls a row-cursor table one cell at a time, so reaching the roofline
 columns of the op table took about 60 presses; here each press brings the next (or the
 previous) column to the left edge, just right of the fixed ones.
+
+It also draws each cell through Rich's padding, styling and wrapping renderables: a third of a
+pane's first paint, paid again on each sort, filter and scope. Every cell here is one line of
+text that fits its column, so `_render_cell` lays it out directly (the same segments; a test
+compares the two on every table) and leaves anything else to Textual.
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import DataTable
+
+_SegmentLines = list[list[Segment]]
 
 
 class ColumnTable(DataTable[Text]):
@@ -38,3 +49,100 @@ class ColumnTable(DataTable[Text]):
         else:
             target = next((e for e in reversed(edges) if e < now), 0)
         self.scroll_to(x=min(target, self.max_scroll_x), animate=False)
+
+    def _render_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool = False,
+        hover: bool = False,
+    ) -> _SegmentLines:
+        fast = self._one_line_cell(row_index, column_index, base_style, width, cursor, hover)
+        if fast is not None:
+            return fast
+        return super()._render_cell(row_index, column_index, base_style, width, cursor, hover)
+
+    def _one_line_cell(
+        self,
+        row_index: int,
+        column_index: int,
+        base_style: Style,
+        width: int,
+        cursor: bool,
+        hover: bool,
+    ) -> _SegmentLines | None:
+        """The cell as DataTable draws it (its cache and styles), or None where it is not a
+        one-line Text that fits: a row label, a taller row, a tab, a cut."""
+        header = row_index == -1
+        if column_index < 0 or (self._labelled_row_exists and self.show_row_labels):
+            return None
+        row_key = self._header_row_key if header else self._row_locations.get_key(row_index)
+        if row_key is None or (self.header_height if header else self.rows[row_key].height) != 1:
+            return None
+        column_key = self._column_locations.get_key(column_index)
+        if column_key is None:
+            return None
+        key = (
+            row_key,
+            column_key,
+            base_style,
+            cursor,
+            hover,
+            self._show_hover_cursor,
+            self._update_count,
+            self._pseudo_class_state,
+        )
+        cached = self._cell_render_cache.get(key)
+        if cached is not None:
+            return cached
+        cell = self._get_row_renderables(row_index).cells[column_index]
+        if not isinstance(cell, Text):
+            return None
+        plain, pad = cell.plain, self.cell_padding
+        inner = width - 2 * pad
+        used = cell_len(plain)
+        if used > inner or "\n" in plain or "\t" in plain or cell.justify == "full":
+            return None
+        fixed = not header and (row_index < self.fixed_rows or column_index < self.fixed_columns)
+        style, post = self._get_styles_to_render_cell(
+            header,
+            False,
+            fixed,
+            hover,
+            cursor,
+            self.show_cursor,
+            self._show_hover_cursor,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
+        pre = base_style + Style.from_meta({"row": row_index, "column": column_index}) + style
+        line = _laid_out(cell, inner)
+        segments = [
+            Segment(" " * pad),
+            *Text("\n").join([line]).render(self.app.console),
+            Segment(" " * (width - pad - cell_len(line.plain))),
+        ]
+        lines = [list(Segment.apply_style(segments, pre, post))]
+        self._cell_render_cache[key] = lines
+        return lines
+
+
+def _laid_out(cell: Text, width: int) -> Text:
+    """The cell's one line justified in `width` cells as Rich's `Lines.justify` does it."""
+    justify = cell.justify or "default"
+    if justify == "default":
+        return cell
+    line = cell.copy()
+    if justify == "left":
+        line.truncate(width, pad=True)
+        return line
+    line.rstrip()
+    used = cell_len(line.plain)
+    if justify == "right":
+        line.pad_left(width - used)
+    else:  # center
+        line.pad_left((width - used) // 2)
+        line.pad_right(width - cell_len(line.plain))
+    return line
