@@ -452,3 +452,28 @@ async def test_right_and_left_scroll_the_table_by_whole_columns():
         assert table.scroll_x == min(sum(widths[1:4]), table.max_scroll_x)
         await pilot.press("left", "left", "left")
         assert table.scroll_x == 0
+
+
+async def test_with_many_steps_the_strip_lists_the_longest(tmp_path):
+    import json
+
+    from tests.model.test_diff import step_trace
+    from tui.model.present.report import STRIP_STEPS
+
+    path = tmp_path / "steps.json"
+    step_trace(path, [("k_add", 10.0)], steps=40)
+    doc = json.loads(path.read_text())
+    for e in doc["traceEvents"]:  # ProfilerStep#30 takes 50 us more; the steps after it move
+        if e["ts"] >= 3100:
+            e["ts"] += 50
+        elif e["name"] == "ProfilerStep#30":
+            e["dur"] += 50
+    path.write_text(json.dumps(doc))
+    async with loaded(path, (120, 40)) as (pilot, app):
+        await pilot.press("t", "i")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        strip = str(app.query_one("#strip").render())
+    assert f"Steps (40; the {STRIP_STEPS} longest by CPU time" in strip
+    listed = [int(w.split("#")[1]) for w in strip.split() if w.startswith("ProfilerStep#")]
+    assert len(listed) == STRIP_STEPS and listed == sorted(listed) and 30 in listed

@@ -16,7 +16,7 @@ from tui.model.analysis.ops import OpStat, op_rows
 from tui.model.analysis.roofline import Roofline
 from tui.model.analysis.scope import Scope
 from tui.model.present.names import shown_names
-from tui.model.present.report import overlapping_steps, summary_lines
+from tui.model.present.report import overlapping_steps, strip_steps, summary_lines
 from tui.model.present.roofline_report import summary_roofline, verdict_note
 from tui.model.present.scopes import next_scope, scope_named
 from tui.model.present.tables import default_sort, scope_report, table_for
@@ -319,13 +319,14 @@ class StatsPane(Pane):
         lines.append("   ".join(f"{label}: {printable(value)}" for label, value in shown))
         if summary.steps:
             shared = overlapping_steps(summary.steps)
-            lines.append("\nSteps" + (f" ({shared})" if shared else "") + ": ", style="bold")
+            steps, heading = strip_steps(summary.steps)
+            lines.append(f"\n{heading}" + (f" ({shared})" if shared else "") + ": ", style="bold")
             lines.append(
                 "   ".join(
                     f"{printable(s.name)} CPU {format_duration(s.dur_ns)} GPU "
                     f"{format_duration(s.verdict.evidence.launched_gpu_ns)} busy "
                     f"{s.verdict.evidence.gpu_busy:.1%} {s.verdict.label}"
-                    for s in summary.steps
+                    for s in steps
                 )
             )
         self.query_one("#strip", Static).update(lines)

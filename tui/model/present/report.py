@@ -351,3 +351,20 @@ def overlapping_steps(steps: list[StepRow]) -> str | None:
         f" {total} with the next step's "
         "(pipelined); each step's GPU busy counts only the work it launched"
     )
+
+
+# The strip lists every step up to this many; past it, the longest this many (a Static wraps all
+# it holds to size itself: 3,324 steps took a second to lay out on each open).
+STRIP_STEPS = 24
+
+
+def strip_steps(steps: list[StepRow]) -> tuple[list[StepRow], str]:
+    """The steps the stats pane's strip lists, in step order, and its heading for them."""
+    if len(steps) <= STRIP_STEPS:
+        return steps, "Steps"
+    longest = sorted(range(len(steps)), key=lambda i: -steps[i].dur_ns)[:STRIP_STEPS]
+    return (
+        [steps[i] for i in sorted(longest)],
+        f"Steps ({len(steps):,}; the {STRIP_STEPS} longest by CPU time, "
+        "`trace-tui summary` lists all)",
+    )
