@@ -108,3 +108,20 @@ def test_geometry_sorts_as_numbers_and_blanks_go_last():
     assert by_registers[0] == "32" and by_registers[-1] == ""
     by_grid = [r.geometry.get("grid", "") for r in KERNELS.sort(rows, "grid")]
     assert by_grid[0] == "4x1x1"
+
+
+def test_prepare_computes_ahead_what_the_first_report_reads():
+    from tui.model.analysis.steps import launch_window, profiled_window
+    from tui.model.analysis.verdict import judge
+    from tui.model.present.tables import prepare
+
+    fresh = scope_report(load_trace(DATA / "gpu_streams.json"))
+    trace = load_trace(DATA / "gpu_streams.json")
+    prepare(trace)
+    ahead = set(trace.derived)
+    assert {f"op_stats {Scope()} False", f"op_stats {Scope(*launch_window(trace))} False"} <= ahead
+    report = scope_report(trace)
+    assert report.rows == fresh.rows and report.summary == fresh.summary
+    # The header's verdict (the profiled window, launches in the launch window) is judged once.
+    header = judge(trace, *profiled_window(trace), launch_window(trace))
+    assert report.summary.verdict is header

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import ClassVar, Protocol, runtime_checkable
 
 import numpy as np
@@ -26,6 +27,7 @@ from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.health import health
 from tui.model.analysis.verdict import Verdict
 from tui.model.present.names import shown_names
+from tui.model.present.tables import prepare
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.error import guarded
@@ -168,6 +170,7 @@ class TraceScreen(Screen[None]):
     def on_mount(self) -> None:
         focus_now(self.timeline)
         self.call_after_refresh(self._fit_details)
+        self.run_worker(partial(prepare, self.trace), thread=True, exit_on_error=False)
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._fit_details)

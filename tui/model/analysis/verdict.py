@@ -224,10 +224,15 @@ def judge(trace: Trace, t0: int, t1: int, launched_in: tuple[int, int] | None = 
     with the names covering most of its idle time; the launch numbers are those of the calls
     in `launched_in` (default the window: a trace without steps is judged over the GPU's span,
     and its launches come before that span starts)."""
-    index = _work_index(trace)
-    time = gpu_time(trace, t0, t1)
-    launched = index.launched(*(launched_in or (t0, t1)))
-    return _verdict(trace, t0, t1, launched, time, index.idle(t0, t1), names=True)
+    l0, l1 = launched_in or (t0, t1)
+
+    def judged() -> Verdict:
+        index = _work_index(trace)
+        time = gpu_time(trace, t0, t1)
+        return _verdict(trace, t0, t1, index.launched(l0, l1), time, index.idle(t0, t1), True)
+
+    # The header's verdict is the stats pane's first one too (the profiled window): kept.
+    return trace.derive(f"verdict {t0} {t1} {l0} {l1}", judged)
 
 
 def _verdict(
