@@ -120,6 +120,11 @@ def test_prepare_computes_ahead_what_the_first_report_reads():
     prepare(trace)
     ahead = set(trace.derived)
     assert {f"op_stats {Scope()} False", f"op_stats {Scope(*launch_window(trace))} False"} <= ahead
+    assert {f"kernel_stats {Scope()}", "has matmul kernels", "step windows"} <= ahead
+    assert (
+        scope_report(trace, kernels=True).rows
+        == scope_report(load_trace(DATA / "gpu_streams.json"), kernels=True).rows
+    )
     report = scope_report(trace)
     assert report.rows == fresh.rows and report.summary == fresh.summary
     # The header's verdict (the profiled window, launches in the launch window) is judged once.

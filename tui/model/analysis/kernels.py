@@ -54,7 +54,11 @@ class KernelStat:
 
 
 def kernel_stats(trace: Trace, scope: Scope | None = None) -> list[KernelStat]:
-    """GPU work aggregated by name, most time first."""
+    """GPU work aggregated by name, most time first; remembered per scope, as `op_stats`."""
+    return list(trace.derive(f"kernel_stats {scope}", lambda: _kernel_stats(trace, scope)))
+
+
+def _kernel_stats(trace: Trace, scope: Scope | None) -> list[KernelStat]:
     s = trace.slices
     rows = attribute(trace).work
     if scope is not None:

@@ -16,6 +16,7 @@ from ..analysis.roofline import Roofline
 from ..analysis.scope import Scope
 from ..analysis.steps import launch_window
 from ..analysis.summary import Summary, summarize
+from ..analysis.tensor_cores import has_matmul_kernels
 from ..trace import Trace
 from .kernel_table import KERNELS
 from .op_table import OPS, SHAPES, WORK_SORTS
@@ -110,11 +111,14 @@ def scope_report(
 
 
 def prepare(trace: Trace) -> None:
-    """Compute ahead, while the user looks at the first screen, the op rows the stats pane's
-    first open reads (of the trace, and of its launch window for the summary): 80 ms at 1M
-    events. Both are kept by `Trace.derive`, which a thread may fill."""
+    """Compute ahead, while the user looks at the first screen, what the stats pane's first
+    `t` and `x` read: the op rows of the trace and of its launch window (for the summary), the
+    kernel rows, whether GEMMs are there (150 ms at 1M slices). All are kept by `Trace.derive`,
+    which a thread may fill."""
     op_stats(trace, Scope())
     op_stats(trace, Scope(*launch_window(trace)))
+    kernel_stats(trace, Scope())
+    has_matmul_kernels(trace)
 
 
 def _scope_report(
