@@ -1,5 +1,6 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
-were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed) is
+were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed,
+every step's verdict) is
 kept beside the cached model as it is derived; a later
 run reads it back equal to a fresh computation, a changed trace derives it again, loading
 derives nothing ahead of need, and an entry without facts (as the build before them wrote),
@@ -13,7 +14,7 @@ import pytest
 
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
-from tui.model.analysis import attribution, roofline
+from tui.model.analysis import attribution, roofline, summary
 from tui.model.analysis import health as health_module
 from tui.model.ingest import load_trace as load_without_facts
 from tui.model.ingest.cache import ModelCache
@@ -33,9 +34,9 @@ def broken(tmp_path):
 @pytest.fixture
 def counted(monkeypatch):
     """How often each fact was derived."""
-    calls = {"health": 0, "shapes": 0, "rows": 0, "placed": 0}
+    calls = {"health": 0, "shapes": 0, "rows": 0, "placed": 0, "steps": 0}
     health, shapes, rows = health_module._health, roofline._shapes_recorded, roofline._rows
-    attribute = attribution._attribute
+    attribute, steps = attribution._attribute, summary._step_rows
 
     def counted_health(trace):
         calls["health"] += 1
@@ -53,10 +54,15 @@ def counted(monkeypatch):
         calls["placed"] += 1
         return attribute(trace)
 
+    def counted_steps(trace):
+        calls["steps"] += 1
+        return steps(trace)
+
     monkeypatch.setattr(health_module, "_health", counted_health)
     monkeypatch.setattr(attribution, "_attribute", counted_attribute)
     monkeypatch.setattr(roofline, "_shapes_recorded", counted_shapes)
     monkeypatch.setattr(roofline, "_rows", counted_rows)
+    monkeypatch.setattr(summary, "_step_rows", counted_steps)
     return calls
 
 
@@ -67,6 +73,7 @@ def _facts(trace):
         roofline.shapes_recorded(trace),
         (rows, call_rows.tolist(), call_group.tolist()),
         attribution.placed_by(trace),
+        summary.step_rows(trace),
     )
 
 
@@ -77,9 +84,9 @@ def _fresh(path):
 def test_kept_facts_equal_a_fresh_computation(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
     _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1}
+    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1, "steps": 1}
     kept = _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1}  # read back
+    assert counted == {"health": 1, "shapes": 1, "rows": 1, "placed": 1, "steps": 1}  # read back
     fresh = _fresh(broken)
     assert kept == fresh and fresh[0].checks and fresh[0].repairs and fresh[1] is True
     assert kept[0].line == fresh[0].line and fresh[2][0] and fresh[2][1]
@@ -89,14 +96,15 @@ def test_loading_derives_nothing_ahead_of_need(tmp_path, broken, counted):
     cache = ModelCache(tmp_path / "cache")
     load_trace(broken, cache=cache)
     roofline.shapes_recorded(load_trace(broken, cache=cache))  # what summary may ask
-    assert counted == {"health": 0, "shapes": 1, "rows": 0, "placed": 0}
+    assert counted == {"health": 0, "shapes": 1, "rows": 0, "placed": 0, "steps": 0}
     again = load_trace(broken, cache=cache)
     assert health_module.health(again) == _fresh(broken)[0]  # derived now, beside the kept one
-    assert counted == {"health": 2, "shapes": 2, "rows": 1, "placed": 2}  # health places work
+    assert counted == {"health": 2, "shapes": 2, "rows": 1, "placed": 2, "steps": 1}
     roofline.shape_rows(load_trace(broken, cache=cache))
     assert _facts(load_trace(broken, cache=cache)) == _fresh(broken)
-    # the fresh ones, and rows and the placements' counts once (the rows place GPU work too)
-    assert counted == {"health": 3, "shapes": 3, "rows": 3, "placed": 5}
+    # the fresh ones, and rows, steps and the placements' counts once (the rows place GPU work
+    # too; health places work)
+    assert counted == {"health": 3, "shapes": 3, "rows": 3, "placed": 5, "steps": 3}
 
 
 def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
@@ -105,7 +113,7 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
     plain = [e for e in SHAPED if "Input Dims" not in e.get("args", {})]
     broken.write_text(json.dumps({"traceEvents": plain[:2]}))
     changed = _facts(load_trace(broken, cache=cache))
-    assert counted == {"health": 2, "shapes": 2, "rows": 2, "placed": 2}
+    assert counted == {"health": 2, "shapes": 2, "rows": 2, "placed": 2, "steps": 2}
     assert changed == _fresh(broken) and changed[1] is False and not changed[2][0]
 
 
@@ -158,5 +166,19 @@ def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted
         first = run("summary", *flags, str(broken))
         again = run("summary", *flags, str(broken))
         assert first.returncode == 0 and again.stdout == first.stdout
-    # rows found: shapes were recorded; the op table places GPU work on each run
-    assert counted == {"health": 0, "shapes": 0, "rows": 1, "placed": 4}
+    # rows found: shapes were recorded; the op table places GPU work on each run; the steps
+    # are judged once
+    assert counted == {"health": 0, "shapes": 0, "rows": 1, "placed": 4, "steps": 1}
+
+
+def test_step_verdicts_read_back_equal(tmp_path, counted):
+    from tests.model.test_diff import step_trace
+
+    path = tmp_path / "steps.json"
+    step_trace(path, [("k_add", 10.0), ("k_mul", 30.0)], steps=5)
+    cache = ModelCache(tmp_path / "cache")
+    first = summary.step_rows(load_trace(path, cache=cache))
+    kept = summary.step_rows(load_trace(path, cache=cache))
+    assert counted["steps"] == 1 and len(kept) == 5 and kept == first
+    assert kept == summary.step_rows(load_without_facts(path))
+    assert kept[0].verdict.evidence.launches and kept[0].verdict.reason == first[0].verdict.reason

@@ -1,8 +1,8 @@
 """What `info` and `summary` derive from a whole trace, derived once per trace content and kept
 with the cached model: the health checks (whose args reads cost seconds on a training trace),
 whether shapes were recorded (which decodes the first ops' args from the file again), the
-roofline's by-shape rows (every modelled call's args decoded again) and how many pieces of GPU
-work each attribution rule placed (the op tree over every slice).
+roofline's by-shape rows (every modelled call's args decoded again), how many pieces of GPU
+work each attribution rule placed (the op tree over every slice) and every step's verdict.
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
@@ -16,7 +16,7 @@ import hashlib
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,10 +24,13 @@ import numpy as np
 
 from .. import analysis
 from .. import trace as trace_module
-from ..analysis import attribution, roofline
+from ..analysis import attribution, roofline, summary
 from ..analysis import health as health_module
+from ..analysis.gpu_time import GpuTime
 from ..analysis.health import Finding, Health
 from ..analysis.roofline import ShapeRow, ShapeRows
+from ..analysis.summary import StepRow
+from ..analysis.verdict import Evidence, Verdict
 from ..analysis.work import Work
 from ..ingest import load
 from ..ingest.cache import ModelCache
@@ -108,6 +111,40 @@ def _read_counts(kept: Any) -> dict[str, int]:
     return kept
 
 
+def _read_steps(kept: Any) -> list[StepRow]:
+    return [
+        StepRow(
+            _whole(row["name"], str),
+            _whole(row["start_ns"]),
+            _whole(row["dur_ns"]),
+            _verdict(row["verdict"]),
+            _whole(row["overlap_ns"]),
+        )
+        for row in kept
+    ]
+
+
+_EVIDENCE_NUMBERS = [f.name for f in fields(Evidence) if f.name != "covers"]
+
+
+def _verdict(kept: dict[str, Any]) -> Verdict:
+    evidence = dict(kept["evidence"])
+    evidence["covers"] = tuple((_whole(n, str), _whole(ns)) for n, ns in evidence["covers"])
+    found = Evidence(**evidence)
+    numbers = [getattr(found, name) for name in _EVIDENCE_NUMBERS]
+    if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers):
+        raise TypeError("a verdict's evidence: not a number")
+    t0, t1 = kept["window"]
+    time = GpuTime(**{name: _whole(ns) for name, ns in kept["time"].items()})
+    return Verdict(_whole(kept["label"], str), found, (_whole(t0), _whole(t1)), time)
+
+
+def _whole(value: Any, kind: type = int) -> Any:
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise TypeError(f"not {kind.__name__}: {value!r}")
+    return value
+
+
 def _read_bool(kept: Any) -> bool:
     if not isinstance(kept, bool):
         raise TypeError("not true or false")
@@ -119,6 +156,7 @@ FACTS = {
     "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
     "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
     "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
+    "step rows": Fact(summary.STEPS_KEY, lambda rows: [asdict(r) for r in rows], _read_steps),
 }
 _BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
 
