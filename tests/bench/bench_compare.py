@@ -123,15 +123,22 @@ def main() -> None:
         ref = export(args.ref, Path(scratch) / "ref")
         here = export(None, Path(scratch) / "here")
         todo = paths(args.events, ranks)
-        results: dict[tuple[str, str], list[tuple[float, float, int, str]]] = {}
-        for label, argv, env in todo:  # fill both caches first: "cached" means cached
-            for build in (ref, here):
-                if label.startswith(("cached", "diff", "rank")):
-                    run(build, argv, env)
-        for _ in range(args.repeat):
+        results: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
+        failed: dict[tuple[str, str], str] = {}
+        for _ in range(args.repeat + 1):  # the first round fills both caches, and is not kept
             for label, argv, env in todo:
                 for build in (ref, here):
-                    results.setdefault((label, build.name), []).append(run(build, argv, env))
+                    if (label, build.name) in failed:
+                        continue
+                    try:
+                        done = run(build, argv, env)
+                    except RuntimeError as error:  # a path the older build does not have
+                        failed[(label, build.name)] = str(error)
+                        continue
+                    results.setdefault((label, build.name), []).append(done[:3])
+        for label, _, _ in todo:
+            for build in (ref, here):
+                results[(label, build.name)] = results.get((label, build.name), [])[1:]
         keys: dict[tuple[str, str], list[float]] = {}
         code = KEYS.format(bench=str(HERE))
         for _ in range(args.repeat):
@@ -147,6 +154,10 @@ def main() -> None:
           f" {'ref RSS':>8} {'ours':>7}")  # fmt: skip
     for label, _, _ in todo:
         a, b = results[(label, args.ref)], results[(label, "this build")]
+        if not a or not b:
+            why = failed.get((label, args.ref)) or failed.get((label, "this build"))
+            print(f"{label:36} n/a: {why}")
+            continue
         (wa, ca, ma), (wb, cb, mb) = (
             tuple(statistics.median(x[i] for x in r) for i in range(3)) for r in (a, b)
         )
