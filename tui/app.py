@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 from typing import ClassVar
 
-from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 
@@ -20,12 +19,13 @@ from tui.screens.help import HelpScreen
 from tui.screens.loading import Load, LoadScreen
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import Pair, TraceScreen
+from tui.widgets.focus import KeysFollowFocus
 from tui.widgets.rank_view import RankView
 
 SIDES = ("BASE", "NEW")  # a pair's modes
 
 
-class TraceApp(App[None]):
+class TraceApp(KeysFollowFocus):
     """trace-tui: one trace, a folder of rank traces, or two traces to compare."""
 
     CSS_PATH = "app.tcss"

@@ -84,3 +84,34 @@ async def test_a_pane_key_typed_after_q_shows_no_error_as_the_app_quits():
     async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
         await _play(pilot, ["q", "k", "t", "tab", "D"])
         assert not app.shown_errors  # loaded() checks again on the way out
+
+
+@pytest.mark.parametrize(
+    ("keys", "box"),
+    [
+        (["slash", "s", "t", "a", "t", "s"], "search"),  # `t` is typed, not the stats pane
+        (["t", "slash", "a", "d", "d"], "filter"),
+        (["T", "f", "slash", "a", "d", "d"], "flame-search"),
+    ],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else v,
+)
+async def test_text_typed_in_a_burst_lands_in_the_box_its_first_key_opened(keys, box):
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
+        await _play(pilot, keys)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        typed = "".join(k for k in keys[keys.index("slash") + 1 :])
+        assert app.focused.id == box and app.focused.value == typed
+        assert app.screen.open_pane == {"search": None, "filter": "stats"}.get(box, "tree")
+
+
+@pytest.mark.parametrize("pane", ["T", "A", "t"])
+async def test_closing_the_search_gives_the_focus_back_to_the_pane(pane):
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
+        await pilot.press(pane)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        before = app.focused
+        await pilot.press("escape" if pane == "t" else "slash", "escape")
+        await pilot.pause()
+        assert app.focused is (app.query_one("Timeline") if pane == "t" else before)

@@ -47,3 +47,14 @@ async def test_a_click_on_a_key_presses_it():
         await pilot.click(KeyFooter, offset=(stats.start, 0))  # `t` again closes the pane
         await pilot.pause()
         assert not app.screen.query(StatsPane)
+
+
+async def test_in_a_text_box_the_footer_lists_no_key_the_box_types():
+    async with loaded(DATA / "gpu_streams.json", (160, 30)) as (pilot, app):
+        footer = app.screen.query_one(KeyFooter)
+        await pilot.press("slash")
+        await pilot.pause()
+        shown = [k.label for k in footer.shown()]
+        assert "/" not in shown and "?" not in shown and "t" not in shown
+        await pilot.press("slash")  # it is typed, as the footer says
+        assert app.focused.value == "/"

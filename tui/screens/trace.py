@@ -155,6 +155,7 @@ class TraceScreen(Screen[None]):
         self.open_pane: str | None = None  # the name of the pane in the slot
         self._pane: Widget | None = None  # that pane (a removed one may linger a frame)
         self._details_to: int | None = None  # where shift+up/down are scrolling the details
+        self._before_search: Widget | None = None  # what had the focus when search opened
 
     def compose(self) -> ComposeResult:
         yield TraceSummary(self.trace, self.shown_as)
@@ -332,13 +333,19 @@ class TraceScreen(Screen[None]):
 
     def action_search(self) -> None:
         search = self.query_one("#search", Input)
+        if self.focused is not search:
+            self._before_search = self.focused
         search.display = True
         focus_now(search)
         self.refresh_bindings()
 
     def action_close_search(self) -> None:
+        """Back to what had the focus (a pane searched from keeps it), else the timeline."""
         self.query_one("#search", Input).display = False
-        focus_now(self.timeline)
+        before = self._before_search
+        self._before_search = None
+        shown = before is not None and before.is_attached and before.display and before.visible
+        focus_now(before if shown and before is not None else self.timeline)
         self.refresh_bindings()
 
     @guarded

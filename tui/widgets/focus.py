@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from textual import events
+from textual.app import App
 from textual.widget import Widget
+from textual.widgets import Input
 
 
 def is_focused(widget: Widget) -> bool:
@@ -16,3 +19,21 @@ def focus_now(widget: Widget) -> None:
     """Give `widget` the focus before the next key is read (`focus()` waits its turn behind
     the keys already typed)."""
     widget.screen.set_focus(widget)
+
+
+class KeysFollowFocus(App[None]):
+    """An app in which keys typed in one burst reach a text box the first of them opened.
+
+    The app hands each key to the widget focused when it reads it. A fast "/addmm" reaches the
+    timeline whole: its `/` opens the search box and gives it the focus, and "addmm", already
+    the timeline's, come back up to the app unread. A printable key that comes up while a text
+    box has the focus is one of those (the box stops every printable key it is given): it is
+    typed into the box, as it would have been typed slowly, and runs no binding (the screen's
+    `t` is not the stats pane while one types "stats")."""
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual runs App._on_key after this one (a handler per class): not for these keys.
+        focused = self.focused
+        if isinstance(focused, Input) and event.is_printable:
+            event.prevent_default()
+            focused.post_message(events.Key(event.key, event.character))

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import string
 from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.keys import _character_to_key
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import Input
 
 _ENABLED, _DISABLED = Style(), Style(dim=True)
+# Keys a text box takes as text (Textual's own filter misses some: `slash` is not `/` to it).
+_TYPED = {_character_to_key(c) for c in string.printable if c.isprintable()}
 
 
 class FooterKey(NamedTuple):
@@ -74,8 +79,9 @@ class KeyFooter(Widget):
         shown: list[FooterKey] = []
         actions: set[str] = set()
         x = 0
-        for _, binding, enabled, _ in self.screen.active_bindings.values():
-            if not binding.show or binding.action in actions:
+        typing = isinstance(self.screen.focused, Input)
+        for key, (_, binding, enabled, _) in self.screen.active_bindings.items():
+            if not binding.show or binding.action in actions or (typing and key in _TYPED):
                 continue
             actions.add(binding.action)
             label = self.app.get_key_display(binding)

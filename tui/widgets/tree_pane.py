@@ -120,7 +120,8 @@ class TreePane(Pane):
         self._fill(widget.root, found, 0, root)
         widget.root.expand()
         self._open_heaviest(widget, found)
-        focus_now(self.query_one(FlameView) if self.has_class("flame") else widget)
+        if not is_focused(self.query_one("#flame-search", Input)):  # typed into while it built
+            focus_now(self.query_one(FlameView) if self.has_class("flame") else widget)
 
     def _label(self, found: CallTree, nodes: list[int], root: int) -> Text:
         last = nodes[-1]
