@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import DATA, TORCH_ORDER, WORK_HEADERS
-from tests.tui.helpers import loaded
+from tests.tui.helpers import drawn, loaded
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -211,7 +211,7 @@ async def test_at_80x24_the_pane_shows_eight_rows_and_the_footer_its_keys(shared
         table = app.query_one(StatsTable)
         assert table.scrollable_content_region.height - 1 >= 8  # rows under the header
         assert {"Help", "Ops/kernels", "Stats scope", "Summary in full"} <= set(_footer(app))
-        strip = app.query_one("#strip")
+        strip = app.query_one("#strip-box")
         assert strip.size.height == 3
         await pilot.press("i")  # the summary in full: the verdict's reason and the evidence
         assert strip.has_class("open") and strip.size.height > 3
@@ -477,3 +477,20 @@ async def test_with_many_steps_the_strip_lists_the_longest(tmp_path):
     assert f"Steps (40; the {STRIP_STEPS} longest by CPU time" in strip
     listed = [int(w.split("#")[1]) for w in strip.split() if w.startswith("ProfilerStep#")]
     assert len(listed) == STRIP_STEPS and listed == sorted(listed) and 30 in listed
+
+
+async def test_the_open_strip_scrolls_to_its_last_line(tmp_path):
+    from tests.model.test_diff import step_trace
+
+    path = tmp_path / "steps.json"
+    step_trace(path, [("k_add", 10.0)], steps=25)
+    async with loaded(path, (80, 24)) as (pilot, app):
+        await pilot.press("t", "i")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        box = app.query_one("#strip-box")
+        lines = app.query_one("#strip").size.height  # wrapped at 80 columns
+        assert box.size.height < lines and box.max_scroll_y > 0
+        box.scroll_end(animate=False)
+        await pilot.pause()
+        assert "ProfilerStep#23" in drawn(app)  # the last step listed, on screen

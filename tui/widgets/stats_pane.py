@@ -9,6 +9,7 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
 
 from tui.model.analysis.op_shapes import op_shapes
@@ -49,9 +50,10 @@ class StatsPane(Pane):
 
     DEFAULT_CSS = """
     StatsPane { height: 50%; min-height: 15; border-top: solid $primary; }
-    StatsPane > #strip { height: auto; max-height: 3; padding: 0 1; background: $boost;
-        overflow-y: auto; }
-    StatsPane > #strip.open { max-height: 80%; }
+    StatsPane > #strip-box { height: auto; max-height: 3; background: $boost;
+        overflow-y: hidden; scrollbar-size-vertical: 1; }
+    StatsPane > #strip-box.open { max-height: 80%; overflow-y: auto; }
+    StatsPane #strip { height: auto; padding: 0 1; }
     StatsPane > #filter { height: 1; border: none; padding: 0 1; }
     StatsPane > #empty { height: auto; padding: 0 1; color: $warning; display: none; }
     StatsPane > #empty.shown { display: block; }
@@ -103,7 +105,8 @@ class StatsPane(Pane):
         self.roof: Roofline | None = None  # its numbers, for the table's columns
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(""), id="strip")
+        # Open (`i`), the strip scrolls: many steps, or a short terminal, overflow it.
+        yield VerticalScroll(Static(Text(""), id="strip"), id="strip-box", can_focus=False)
         # Tab back into the filter edits it: it does not select (and so replace) what it holds.
         yield Input(placeholder="filter names", id="filter", select_on_focus=False)
         yield Static(id="empty")
@@ -209,7 +212,7 @@ class StatsPane(Pane):
 
     def action_toggle_strip(self) -> None:
         """The summary strip: three lines (the verdict first), or all of it, steps included."""
-        self.query_one("#strip").toggle_class("open")
+        self.query_one("#strip-box").toggle_class("open")
 
     def action_filter(self) -> None:
         """The filter, its cursor after what it holds (typing goes on, backspace takes back)."""
