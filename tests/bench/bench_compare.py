@@ -74,20 +74,22 @@ def export(ref: str | None, into: Path) -> Build:
 def run(build: Build, args: list[str], env: dict[str, str]) -> tuple[float, float, int, str]:
     """(wall s, CPU s of the process and its children, peak RSS bytes, its output) of one
     command."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(
-        [build.python, *args],
-        cwd=build.cwd,
-        env={**os.environ, "TRACE_TUI_CACHE_DIR": str(build.cache), **env},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    out = proc.stdout.read().decode() if proc.stdout else ""
-    err = proc.stderr.read().decode() if proc.stderr else ""
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    if proc.returncode != 0:
+    # Output to files, not pipes: a pipe not read until the end blocks a long summary.
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [build.python, *args],
+            cwd=build.cwd,
+            env={**os.environ, "TRACE_TUI_CACHE_DIR": str(build.cache), **env},
+            stdout=stdout,
+            stderr=stderr,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        stdout.seek(0)
+        stderr.seek(0)
+        out, err = stdout.read().decode(), stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
         raise RuntimeError(f"{build.name}: {' '.join(args)}: {err.strip()[-300:]}")
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, out
 
