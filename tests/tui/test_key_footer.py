@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from textual.widgets import Input
+
 from tests.conftest import DATA
 from tests.tui.helpers import loaded
 from tui.widgets.key_footer import KeyFooter
@@ -49,12 +52,43 @@ async def test_a_click_on_a_key_presses_it():
         assert not app.screen.query(StatsPane)
 
 
-async def test_in_a_text_box_the_footer_lists_no_key_the_box_types():
+@pytest.mark.parametrize(
+    ("keys", "says"),
+    [
+        (["slash"], "esc Close the search"),
+        (["t", "slash"], "⏎ Back to the table (the filter stays)"),
+        (["T", "f", "slash"], "⏎ Back to the flame view (the highlight stays)"),
+    ],
+)
+async def test_in_a_text_box_the_footer_says_what_its_other_keys_do(keys, says):
     async with loaded(DATA / "gpu_streams.json", (160, 30)) as (pilot, app):
         footer = app.screen.query_one(KeyFooter)
-        await pilot.press("slash")
+        await pilot.press(*keys)
         await pilot.pause()
+        box = app.focused
+        assert isinstance(box, Input)
+        assert says in _line(footer)
         shown = [k.label for k in footer.shown()]
         assert "/" not in shown and "?" not in shown and "t" not in shown
-        await pilot.press("slash")  # it is typed, as the footer says
-        assert app.focused.value == "/"
+        await pilot.press("slash")  # typed, as the footer says
+        assert box.value == "/"
+        first = footer.shown()[0]
+        await pilot.click(KeyFooter, offset=(first.start, 0))  # a click presses it
+        await pilot.pause()
+        assert app.focused is not box
+
+
+@pytest.mark.parametrize("keys", [[], ["T"], ["t"]])
+async def test_a_narrow_footer_keeps_help_at_its_end(keys):
+    async with loaded(DATA / "gpu_streams.json", (80, 24)) as (pilot, app):
+        footer = app.screen.query_one(KeyFooter)
+        await pilot.press(*keys)
+        await pilot.pause()
+        assert _line(footer).endswith("? Help")
+        narrow = footer.shown()
+        assert narrow[-1].end <= 80
+        await pilot.resize_terminal(200, 24)
+        await pilot.pause()
+        wide = footer.shown()
+        assert len(wide) > len(narrow) and wide[-1].description == "Help"
+        assert _line(footer).startswith(" ".join(f"{k.label} {k.description}" for k in narrow[:-1]))

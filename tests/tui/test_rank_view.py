@@ -9,6 +9,7 @@ from tests.bench.make_rank_set import write_rank_set
 from tests.tui.helpers import loaded
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
+from tui.widgets.key_footer import KeyFooter
 from tui.widgets.rank_view import RankView
 from tui.widgets.timeline import Timeline
 
@@ -33,8 +34,11 @@ async def test_a_rank_folder_opens_on_its_rank_table(ranks):
         head = str(view.query_one("#rank-head").render())
         assert "straggler: rank 2 (last to arrive at 1 of 3 collectives" in head
         matrix = view.query_one("#matrix")
-        assert _cells(matrix, 2) == ["2", "7.15 ms", "11.2 ms*", "7.15 ms"]
+        assert [c.strip() for c in _cells(matrix, 2)] == ["2", "7.15 ms", "11.2 ms*", "7.15 ms"]
         assert sum("*" in c for r in range(4) for c in _cells(matrix, r)) == 1
+        # The slow step's units line up, the `*` standing past them.
+        step = [_cells(matrix, r)[2] for r in range(4)]
+        assert len({len(c) for c in step}) == 1 and {c[-1] for c in step} == {" ", "*"}
         assert view.query_one("#collectives").row_count == 3
         assert not app.query(Timeline)
 
@@ -167,3 +171,33 @@ async def test_enter_on_a_collective_opens_the_rank_that_waited_longest_at_it(tm
         t0, t1 = timeline.window
         assert t1 - t0 == dur + 2 * (dur // 10) and t0 <= start and start + dur <= t1
         assert timeline.selected == longest  # its details on screen
+
+
+async def test_numbers_align_right_and_end_shows_whole_columns(ranks):
+    async with loaded(ranks, (80, 24)) as (pilot, app):
+        table = app.query_one("#ranks")
+        lines = [table.render_line(y).text for y in range(5)]
+        step = lines[0].index("Step (median)") + len("Step (median)")
+        assert {line[step - 1] for line in lines[1:]} == {"s"}  # "7.15 ms" ends there
+        await pilot.press("end")
+        await pilot.pause()
+        # The first column after the fixed Rank starts at the left edge: no cut column.
+        assert table.scroll_x == table.max_scroll_x > 0
+        assert round(table.scroll_x) in table._edges()
+        headers = {c.label.plain for c in table.columns.values()}
+        assert table.render_line(0).text.split()[1] in headers
+
+
+async def test_the_footer_and_help_say_what_enter_does_on_each_table(ranks):
+    async with loaded(ranks, (120, 40)) as (pilot, app):
+        footer = app.screen.query_one(KeyFooter)
+        assert footer.shown()[0].description == "Open the rank's timeline"
+        await pilot.press("tab", "tab")
+        await pilot.pause()
+        assert app.focused.id == "collectives"
+        assert footer.shown()[0].description == "Go to it, on the rank that waited longest"
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert ("⏎", "Go to it, on the rank that waited longest") in [
+            (k.replace("enter", "⏎"), d) for k, d in app.screen.rows
+        ]

@@ -36,7 +36,7 @@ from tui.screens.keys import COMMON
 from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
 from tui.widgets.focus import focus_now
-from tui.widgets.key_footer import KeyFooter
+from tui.widgets.key_footer import KeyFooter, TextBox
 from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
@@ -162,7 +162,12 @@ class TraceScreen(Screen[None]):
         yield TimeRuler()
         yield self.timeline
         yield VerticalScroll(SliceDetails(self.verdict), id="details")
-        search = Input(placeholder="search slice names (enter: go, esc: close)", id="search")
+        search = TextBox(
+            [("enter", "Go to the first match"), ("escape", "Close the search")],
+            placeholder="search slice names (enter: go, esc: close)",
+            id="search",
+            select_on_focus=True,
+        )
         search.display = False
         yield search
         # Compact, without the palette hint: at 80 columns the keys that matter still fit.

@@ -35,14 +35,27 @@ class ColumnTable(DataTable[Text]):
         else:
             super().action_cursor_right()
 
-    def _by_column(self, step: int) -> None:
+    def _edges(self) -> list[int]:
+        """The scroll offset that puts each scrolling column at the left edge, after the
+        fixed ones."""
         widths = [c.get_render_width(self) for c in self.ordered_columns]
-        fixed = sum(widths[: self.fixed_columns])
-        # The scroll offset that puts each scrolling column at the left edge, after the fixed.
-        edges, x = [], fixed
+        edges, x = [], 0
         for width in widths[self.fixed_columns :]:
-            edges.append(x - fixed)
+            edges.append(x)
             x += width
+        return edges
+
+    @property
+    def max_scroll_x(self) -> int:
+        """Far enough right that a column's start is at the left edge, with blank space after
+        the last: the last columns in view show no cut column before them (`End`, `right`)."""
+        most = super().max_scroll_x
+        if most == 0 or self.cursor_type != "row":
+            return most
+        return next((e for e in self._edges() if e >= most), most)
+
+    def _by_column(self, step: int) -> None:
+        edges = self._edges()
         now = round(self.scroll_x)
         if step > 0:
             target = next((e for e in edges if e > now), now)

@@ -23,6 +23,7 @@ from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.column_table import ColumnTable
 from tui.widgets.focus import focus_now, is_focused
+from tui.widgets.key_footer import TextBox
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import NARROW_BELOW
 
@@ -109,7 +110,12 @@ class DiffPane(Pane):
 
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
-        yield Input(placeholder="filter names (/)", id="diff-filter", select_on_focus=False)
+        yield TextBox(
+            [("enter", "Back to the table (the filter stays)")],
+            placeholder="filter names (/)",
+            id="diff-filter",
+            select_on_focus=False,
+        )
         yield ColumnTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="diff")
 
     def on_mount(self) -> None:

@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
-import string
+import itertools
+from collections.abc import Sequence
 from typing import ClassVar, NamedTuple
 
 from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual import events
-from textual.keys import _character_to_key
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
 
 _ENABLED, _DISABLED = Style(), Style(dim=True)
-# Keys a text box takes as text (Textual's own filter misses some: `slash` is not `/` to it).
-_TYPED = {_character_to_key(c) for c in string.printable if c.isprintable()}
+# Kept at the right end when the keys are wider than the footer.
+_KEPT = {"app.help"}
+
+
+class TextBox(Input):
+    """A text box that says, in the footer, what the keys it does not type do there (with
+    every letter typed, the footer would otherwise be empty)."""
+
+    def __init__(
+        self, keys: Sequence[tuple[str, str]], placeholder: str, id: str, select_on_focus: bool
+    ) -> None:
+        super().__init__(placeholder=placeholder, id=id, select_on_focus=select_on_focus)
+        self.footer_keys = tuple(keys)  # (key, what it does there)
 
 
 class FooterKey(NamedTuple):
@@ -28,6 +40,11 @@ class FooterKey(NamedTuple):
     enabled: bool
     start: int
     end: int
+
+
+def _key(key: str, label: str, text: str, enabled: bool, kept: bool) -> FooterKey:
+    width = cell_len(label) + (cell_len(text) + 1 if text else 0)
+    return FooterKey(key, label, text, enabled, -1 if kept else 0, width)
 
 
 class KeyFooter(Widget):
@@ -74,22 +91,50 @@ class KeyFooter(Widget):
             self._drawn = shown
             self.refresh()
 
+    def on_resize(self) -> None:
+        self._bindings_changed(self.screen)
+
     def shown(self) -> list[FooterKey]:
-        """What the footer shows, left to right (a key off the right edge included)."""
+        """What the footer shows, left to right, `? Help` last. Where the keys are wider than
+        the footer, the last ones before it go."""
+        keys = self._acting()
+        kept = [k for k in keys if k.start < 0]
+        keys = [k for k in keys if k.start >= 0]
+        room = self.size.width + 1 - sum(k.end + 1 for k in kept)  # a key: its width, a space
+        if self.size.width:
+            fits = itertools.takewhile(
+                lambda used: used <= room, itertools.accumulate(k.end + 1 for k in keys)
+            )
+            keys = keys[: len(list(fits))]
+        keys += kept
         shown: list[FooterKey] = []
-        actions: set[str] = set()
         x = 0
-        typing = isinstance(self.screen.focused, Input)
-        for key, (_, binding, enabled, _) in self.screen.active_bindings.items():
-            if not binding.show or binding.action in actions or (typing and key in _TYPED):
+        for key in keys:
+            shown.append(key._replace(start=x, end=x + key.end))
+            x += key.end + 1
+        return shown
+
+    def _acting(self) -> list[FooterKey]:
+        """Each shown binding, one per action, its width as `end` (`start` -1: kept at the end
+        when the line is cut); in a text box, the keys it names."""
+        focused = self.screen.focused
+        if isinstance(focused, Input):
+            named = focused.footer_keys if isinstance(focused, TextBox) else ()
+            return [
+                _key(key, self.app.get_key_display(Binding(key, "")), text, True, False)
+                for key, text in named
+            ]
+        keys: list[FooterKey] = []
+        actions: set[str] = set()
+        for active in self.screen.active_bindings.values():
+            binding = active.binding
+            if not binding.show or binding.action in actions:
                 continue
             actions.add(binding.action)
             label = self.app.get_key_display(binding)
-            text = binding.description
-            width = cell_len(label) + (cell_len(text) + 1 if text else 0)
-            shown.append(FooterKey(binding.key, label, binding.description, enabled, x, x + width))
-            x += width + 1
-        return shown
+            kept = binding.action in _KEPT
+            keys.append(_key(binding.key, label, binding.description, active.enabled, kept))
+        return keys
 
     def render(self) -> Text:
         key_style = self.get_component_rich_style("key-footer--key", partial=True)

@@ -4,8 +4,10 @@ timeline of the rank that waited longest in it, there."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import ClassVar, TypeVar
 
+from rich.console import JustifyMethod
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -17,11 +19,36 @@ from tui.model.analysis.rank_compare import Matched, RankReport
 from tui.model.analysis.rank_stats import RankFailed
 from tui.model.present.rank_report import headline, matrix_view, top_collectives
 from tui.model.present.rank_tables import COLLECTIVES, RANKS, rank_lines
+from tui.model.present.table_spec import View
 from tui.model.text import printable
 from tui.widgets.column_table import ColumnTable
 from tui.widgets.focus import focus_now, is_focused
 
 TOP_COLLECTIVES = 20
+R = TypeVar("R")
+
+
+class _RankTable(ColumnTable):
+    """A table whose rows are ranks (the rank table, the step matrix)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Open the rank's timeline"),
+    ]
+
+
+class _CollectiveTable(ColumnTable):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select_cursor", "Go to it, on the rank that waited longest"),
+    ]
+
+
+def _fill(table: DataTable[Text], view: View[R], style: Callable[[R], str]) -> None:
+    """The view's headers and rows, numbers aligned right."""
+    table.add_columns(*view.headers)
+    justify: list[JustifyMethod] = ["right" if r else "left" for r in view.right_aligned]
+    for row in view.rows:
+        cells = zip(view.row_cells(row), justify, strict=True)
+        table.add_row(*(Text(c, style=style(row), justify=j) for c, j in cells))
 
 
 class RankView(Vertical):
@@ -35,7 +62,6 @@ class RankView(Vertical):
     """
     HELP_TITLE = "Ranks"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_rank", "Open the rank's timeline (on a collective: there)"),
         Binding("tab,shift+tab", "other_table", "Ranks / step matrix / collectives", show=False),
     ]
 
@@ -63,31 +89,28 @@ class RankView(Vertical):
             "tab: the step matrix, the collectives, where enter goes to the collective)"
         )
         yield Static(head, id="rank-head")
-        yield ColumnTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
-        matrix = ColumnTable(cursor_type="row", fixed_columns=1, id="matrix", classes="part")
+        yield _RankTable(cursor_type="row", zebra_stripes=True, fixed_columns=1, id="ranks")
+        matrix = _RankTable(cursor_type="row", fixed_columns=1, id="matrix", classes="part")
         matrix.border_title = "Own work per step: step time less collective wait (* stands out)"
         yield matrix
-        collectives = ColumnTable(cursor_type="row", id="collectives", classes="part")
+        collectives = _CollectiveTable(cursor_type="row", id="collectives", classes="part")
         collectives.border_title = "Collectives by wait (all ranks)"
         yield collectives
 
     def on_mount(self) -> None:
-        ranks = self.query_one("#ranks", DataTable)
-        table = RANKS.view(rank_lines(self.report))
-        ranks.add_columns(*table.headers)
-        for line in table.rows:
-            marked = line.row.rank in (self.report.straggler, self.report.slowest)
-            style = "bold yellow" if marked else ""
-            ranks.add_row(
-                *(Text(c, style=style) for c in table.row_cells(line)), key=str(line.row.rank)
-            )
-        collectives = self.query_one("#collectives", DataTable)
-        waits = COLLECTIVES.view(top_collectives(self.report, TOP_COLLECTIVES))
-        collectives.add_columns(*waits.headers)
-        for cells in waits.cells():
-            collectives.add_row(*(Text(c) for c in cells))
+        marked = (self.report.straggler, self.report.slowest)
+        _fill(
+            self.query_one("#ranks", DataTable),
+            RANKS.view(rank_lines(self.report)),
+            lambda line: "bold yellow" if line.row.rank in marked else "",
+        )
+        _fill(
+            self.query_one("#collectives", DataTable),
+            COLLECTIVES.view(top_collectives(self.report, TOP_COLLECTIVES)),
+            lambda _: "",
+        )
         self._fill_matrix()
-        ranks.focus()
+        self.query_one("#ranks", DataTable).focus()
 
     def _fill_matrix(self) -> None:
         """Own work per rank and step, the slow cells marked."""
@@ -97,18 +120,17 @@ class RankView(Vertical):
         if len(headers) < 2:
             matrix.add_column("No ProfilerStep#N in these traces: no step matrix")
             return
-        matrix.add_columns(*(h.removeprefix("ProfilerStep") for h in headers))
+        headers = [h.removeprefix("ProfilerStep") for h in headers]
+        matrix.add_columns(*headers)
+        # Padded here, not justified: a right-justified cell loses the trailing space that
+        # lines its unit up with a `*` above or below.
+        widths = [max(len(h), *(len(r[j]) for r in rows)) for j, h in enumerate(headers)]
         for i, row in enumerate(rows):
-            cells = [Text(row[0])]
+            cells = [Text(row[0].rjust(widths[0]))]
             for j, cell in enumerate(row[1:]):
                 slow = (i, j) in self.report.slow_cells
-                cells.append(Text(cell, justify="right", style="bold red" if slow else ""))
+                cells.append(Text(cell.rjust(widths[j + 1]), style="bold red" if slow else ""))
             matrix.add_row(*cells, key=row[0])
-
-    def action_open_rank(self) -> None:
-        ranks = self.query_one("#ranks", DataTable)
-        if ranks.row_count and 0 <= ranks.cursor_row < ranks.row_count:
-            self.post_message(self.RankChosen(self.report.rows[ranks.cursor_row].rank))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -26,6 +26,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.focus import focus_now, is_focused
+from tui.widgets.key_footer import TextBox
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
@@ -108,7 +109,12 @@ class StatsPane(Pane):
         # Open (`i`), the strip scrolls: many steps, or a short terminal, overflow it.
         yield VerticalScroll(Static(Text(""), id="strip"), id="strip-box", can_focus=False)
         # Tab back into the filter edits it: it does not select (and so replace) what it holds.
-        yield Input(placeholder="filter names", id="filter", select_on_focus=False)
+        yield TextBox(
+            [("enter", "Back to the table (the filter stays)")],
+            placeholder="filter names",
+            id="filter",
+            select_on_focus=False,
+        )
         yield Static(id="empty")
         yield StatsTable(shown_names(self.trace), id="stats")
 
@@ -359,6 +365,11 @@ class StatsPane(Pane):
             text = f"No {what} in scope {printable(self.scope_label)}: v for another scope."
         empty.update(Text(text))  # the filter holds what the user typed: never markup
         empty.set_class(bool(text), "shown")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the filter: back to the table, the filter kept."""
+        event.stop()
+        focus_now(self.query_one(StatsTable))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -22,6 +22,7 @@ from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
 from tui.widgets.focus import focus_now, is_focused
+from tui.widgets.key_footer import TextBox
 from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
@@ -79,7 +80,12 @@ class TreePane(Pane):
         tree.auto_expand = False  # enter jumps; space opens and closes
         yield tree
         yield FlameView(None, id="flame")
-        yield Input(placeholder="highlight frames whose name holds…", id="flame-search")
+        yield TextBox(
+            [("enter", "Back to the flame view (the highlight stays)")],
+            placeholder="highlight frames whose name holds…",
+            id="flame-search",
+            select_on_focus=True,
+        )
 
     @guarded
     def on_mount(self) -> None:

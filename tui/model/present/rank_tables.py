@@ -234,8 +234,9 @@ class StepCell:
 
     def text(self, j: int) -> str:
         value = self.own(j)
-        slow = "*" if (self.line.index, j) in self.line.report.slow_cells else ""
-        return duration(value) + slow if value is not None else "-"
+        # A space where another cell has its `*`, so that right-aligned units line up.
+        slow = "*" if (self.line.index, j) in self.line.report.slow_cells else " "
+        return duration(value) + slow if value is not None else "- "
 
 
 def _step_column(j: int, name: str) -> Column[StepCell]:

@@ -141,6 +141,11 @@ class View(Generic[R]):
     def headers(self) -> list[str]:
         return [c.header for c in self.columns if c.needs != "json"]
 
+    @property
+    def right_aligned(self) -> list[bool]:
+        """Per shown column (as `headers`): whether it holds numbers (aligned right)."""
+        return [c.numeric for c in self.columns if c.needs != "json"]
+
     def row_cells(self, row: R) -> list[str]:
         return [c.text(row, self.totals) for c in self.columns if c.needs != "json"]
 
