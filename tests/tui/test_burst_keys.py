@@ -56,6 +56,12 @@ async def _after(path, keys: list[str], burst: bool, new=None) -> tuple[object, 
         ["T", "q", "t", "x"],
         ["t", "slash", "escape"],  # out of the filter, back to the table: the pane stays
         ["T", "f", "slash", "escape"],
+        # a tab read before the pane had closed tabbed inside it; one read before the tree
+        # had built lost the focus it gave to the tree once built
+        ["t", "escape", "tab"],
+        ["T", "escape", "tab"],
+        ["T", "tab"],
+        ["T", "f", "tab"],
     ],
     ids=" ".join,
 )

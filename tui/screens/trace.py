@@ -37,7 +37,7 @@ from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
 from tui.widgets.focus import focus_now
 from tui.widgets.key_footer import KeyFooter, TextBox
-from tui.widgets.pane import PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, SlicesChosen
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
@@ -82,7 +82,7 @@ class PaneKind:
     name: str
     key: str
     description: str
-    opened: Callable[[PaneContext], Widget | str]
+    opened: Callable[[PaneContext], Pane | str]
     paired: bool = False
 
 
@@ -258,6 +258,7 @@ class TraceScreen(Screen[None]):
             self.timeline.say(pane)
             return
         self.open_pane, self._pane = name, pane
+        pane.closer = self._dismissed
         self.query_one("#details").display = False
         await self.mount(pane, after=self.query_one("#details"))
         if self._pane is pane:  # not closed while it mounted
@@ -289,9 +290,8 @@ class TraceScreen(Screen[None]):
         focus_now(self.timeline)  # before the next key: a pane it opens keeps its focus
         self.refresh_bindings()
 
-    def on_pane_dismissed(self, message: PaneDismissed) -> None:
-        message.stop()
-        if message.pane is self._pane:
+    def _dismissed(self, pane: Pane) -> None:
+        if pane is self._pane:  # not one already closed by a key typed fast
             self.close_pane()
 
     def _following(self) -> list[Follows]:

@@ -24,7 +24,7 @@ from tui.screens.error import guarded
 from tui.widgets.column_table import ColumnTable
 from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.key_footer import TextBox
-from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, SlicesChosen
 from tui.widgets.stats_table import NARROW_BELOW
 
 TABLES = ("ops", "kernels", "regions")
@@ -209,7 +209,7 @@ class DiffPane(Pane):
         if is_focused(self.query_one("#diff-filter", Input)):
             focus_now(self.query_one("#diff", DataTable))
         else:
-            self.post_message(PaneDismissed(self))
+            self.dismiss()
 
     @guarded
     def on_input_changed(self, event: Input.Changed) -> None:

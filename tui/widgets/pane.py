@@ -5,6 +5,7 @@ takes the keys when it opens."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -13,7 +14,6 @@ import numpy.typing as npt
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
-from textual.widget import Widget
 
 from tui.model.analysis.diff import TraceDiff
 from tui.model.trace import Trace
@@ -44,16 +44,6 @@ class SlicesChosen(Message):
         self.rows, self.mark, self.jump, self.said = rows, mark, jump, said
 
 
-class PaneDismissed(Message):
-    """A pane asks to close (escape from its table, or q): its slot closes it and the details come
-    back in its place, if it is still the pane there (keys typed fast may have opened another
-    before this message is read)."""
-
-    def __init__(self, pane: Widget) -> None:
-        super().__init__()
-        self.pane = pane
-
-
 class Pane(Vertical):
     """A pane of the slot. Its `q` closes it, as on the help and health screens: only `q` on
     the timeline (or ctrl+c anywhere) quits, so leaving a pane never ends the session. (In a
@@ -61,5 +51,14 @@ class Pane(Vertical):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("q", "close", "Close the pane", show=False)]
 
+    # Set by the slot holding the pane: closes it (its state kept) and gives the keys back.
+    closer: Callable[[Pane], None] | None = None
+
     def action_close(self) -> None:
-        self.post_message(PaneDismissed(self))
+        self.dismiss()
+
+    def dismiss(self) -> None:
+        """Close, now: a message would be read after the keys typed next (a fast `t escape
+        tab` would tab inside the pane about to close)."""
+        if self.closer is not None:
+            self.closer(self)

@@ -27,7 +27,7 @@ from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.key_footer import TextBox
-from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
 ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
@@ -208,7 +208,7 @@ class StatsPane(Pane):
         """Escape: out of the filter (keeping it) to the table, else the pane closes."""
         table = self.query_one(StatsTable)
         if is_focused(table):
-            self.post_message(PaneDismissed(self))
+            self.dismiss()
         else:
             focus_now(table)
 

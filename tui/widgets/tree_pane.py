@@ -23,7 +23,7 @@ from tui.screens.error import guarded
 from tui.widgets.flame_view import FlameView
 from tui.widgets.focus import focus_now, is_focused
 from tui.widgets.key_footer import TextBox
-from tui.widgets.pane import Pane, PaneContext, PaneDismissed, SlicesChosen
+from tui.widgets.pane import Pane, PaneContext, SlicesChosen
 
 SHOWN_CHILDREN = 200  # children listed per node (the rest summed on one line)
 
@@ -126,8 +126,14 @@ class TreePane(Pane):
         self._fill(widget.root, found, 0, root)
         widget.root.expand()
         self._open_heaviest(widget, found)
-        if not is_focused(self.query_one("#flame-search", Input)):  # typed into while it built
-            focus_now(self.query_one(FlameView) if self.has_class("flame") else widget)
+        self._focus_view()
+
+    def _focus_view(self) -> None:
+        """The view shown takes the keys from the other one; a search box typed into, or the
+        timeline tabbed to, keeps them (keys typed while the tree built)."""
+        tree, flame = self.query_one("#calls", Tree), self.query_one(FlameView)
+        if is_focused(tree) or is_focused(flame):
+            focus_now(flame if self.has_class("flame") else tree)
 
     def _label(self, found: CallTree, nodes: list[int], root: int) -> Text:
         last = nodes[-1]
@@ -214,6 +220,7 @@ class TreePane(Pane):
 
     def action_toggle_flame(self) -> None:
         self.toggle_class("flame")
+        self._focus_view()  # now: a `tab` typed next leaves the view shown
         self.refresh_bindings()  # `/` searches the flame view only
         self.rebuild()
 
@@ -275,4 +282,4 @@ class TreePane(Pane):
             flame.set_search("")
             self.rebuild_head()
             return
-        self.post_message(PaneDismissed(self))
+        self.dismiss()
