@@ -182,3 +182,23 @@ def test_step_verdicts_read_back_equal(tmp_path, counted):
     assert counted["steps"] == 1 and len(kept) == 5 and kept == first
     assert kept == summary.step_rows(load_without_facts(path))
     assert kept[0].verdict.evidence.launches and kept[0].verdict.reason == first[0].verdict.reason
+
+
+def test_a_kept_fact_is_read_back_only_when_asked_for(tmp_path, monkeypatch):
+    """`info` shows no step verdicts: a cached `info` decodes none of them."""
+    from dataclasses import replace
+
+    from tests.model.test_diff import step_trace
+
+    path = tmp_path / "steps.json"
+    step_trace(path, [("k_add", 10.0)], steps=5)
+    cache = ModelCache(tmp_path / "cache")
+    first = summary.step_rows(load_trace(path, cache=cache))
+    reads = []
+    kept = facts.FACTS["step rows"]
+    counted = replace(kept, read=lambda data: reads.append(1) or kept.read(data))
+    monkeypatch.setitem(facts.FACTS, "step rows", counted)
+    trace = load_trace(path, cache=cache)
+    assert reads == []
+    assert summary.step_rows(trace) == first and summary.step_rows(trace) == first
+    assert reads == [1]

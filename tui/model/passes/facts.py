@@ -162,12 +162,41 @@ _BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
 
 
 class _Keeping(dict[str, Any]):
-    """A trace's derived data that keeps each fact in the cache as it is first set."""
+    """A trace's derived data that keeps each fact in the cache as it is first set, and reads a
+    kept fact back only when it is first asked for (`info` reads no step's verdict)."""
 
     def __init__(self, derived: dict[str, Any], kept: dict[str, Any], keep: load.Keep) -> None:
         super().__init__(derived)
         self.kept, self.keep = kept, keep
+        self.unread = {FACTS[name].slot: name for name in kept}
         self.lock = threading.Lock()  # the viewer derives in worker threads
+
+    def __contains__(self, slot: object) -> bool:
+        return super().__contains__(slot) or (isinstance(slot, str) and self._read(slot))
+
+    def __getitem__(self, slot: str) -> Any:
+        if not super().__contains__(slot):
+            self._read(slot)
+        return super().__getitem__(slot)
+
+    def get(self, slot: str, default: Any = None) -> Any:
+        if not super().__contains__(slot):
+            self._read(slot)
+        return super().get(slot, default)
+
+    def _read(self, slot: str) -> bool:
+        """Whether the kept fact for `slot` read back (into its slot); one that does not is
+        derived again, and that one kept."""
+        with self.lock:
+            name = self.unread.pop(slot, None)
+            if name is None:
+                return False
+            try:
+                super().__setitem__(slot, FACTS[name].read(self.kept[name]))
+            except (KeyError, TypeError, ValueError):
+                del self.kept[name]
+                return False
+            return True
 
     def __setitem__(self, slot: str, value: Any) -> None:
         super().__setitem__(slot, value)
@@ -175,25 +204,21 @@ class _Keeping(dict[str, Any]):
         if name is None:
             return
         with self.lock:
+            self.unread.pop(slot, None)
             if name not in self.kept:
                 self.kept[name] = FACTS[name].dump(value)
                 self.keep(dict(self.kept))
 
 
 def attach(trace: Trace, kept: dict[str, Any] | None, keep: load.Keep) -> None:
-    """Put the kept facts back into their slots (those that read back; the others are derived
-    again when needed), and keep those derived from now on."""
-    usable: dict[str, Any] = {}
-    for name, data in (kept or {}).items():
-        fact = FACTS.get(name)
-        if fact is None or fact.slot in trace.derived:
-            continue
-        try:
-            trace.derived[fact.slot] = fact.read(data)
-        except (KeyError, TypeError, ValueError):
-            continue
-        usable[name] = data
-    trace.derived = _Keeping(trace.derived, usable, keep)
+    """Have the kept facts read back into their slots when first asked for (those that do not
+    read back are derived again), and keep those derived from now on."""
+    known = {
+        name: data
+        for name, data in (kept or {}).items()
+        if name in FACTS and FACTS[name].slot not in trace.derived
+    }
+    trace.derived = _Keeping(trace.derived, known, keep)
 
 
 KEPT = load.Facts(VERSION, attach)
