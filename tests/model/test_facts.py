@@ -1,6 +1,6 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
 were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed,
-every step's verdict) is
+every step's verdict, a window's verdict, a scope's op table) is
 kept beside the cached model as it is derived; a later
 run reads it back equal to a fresh computation, a changed trace derives it again, loading
 derives nothing ahead of need, and an entry without facts (as the build before them wrote),
@@ -14,7 +14,9 @@ import pytest
 
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
-from tui.model.analysis import attribution, roofline, summary
+from tui.model.analysis import attribution, ops, roofline, summary, verdict
+from tui.model.analysis.scope import Scope
+from tui.model.analysis.steps import profiled_window
 from tui.model.analysis import health as health_module
 from tui.model.ingest import load_trace as load_without_facts
 from tui.model.ingest.cache import ModelCache
@@ -74,6 +76,9 @@ def _facts(trace):
         (rows, call_rows.tolist(), call_group.tolist()),
         attribution.placed_by(trace),
         summary.step_rows(trace),
+        verdict.judge(trace, *profiled_window(trace)),
+        ops.op_stats(trace),
+        ops.op_stats(trace, Scope(0, 60_000)),
     )
 
 
@@ -118,7 +123,16 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
 
 
 @pytest.mark.parametrize(
-    "kept", ["none", "damaged", "other version", "wrong shape", "a count not a number", "no rule"]
+    "kept",
+    [
+        "none",
+        "damaged",
+        "other version",
+        "wrong shape",
+        "a count not a number",
+        "no rule",
+        "an op's calls not a number",
+    ],
 )
 def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken, kept):
     cache = ModelCache(tmp_path / "cache")
@@ -138,6 +152,9 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
                 stored["facts"]["health"]["checks"][0]["count"] = "many"
             elif kept == "a count not a number":
                 placed["none"] = "many"
+            elif kept == "an op's calls not a number":
+                for rows in stored["facts"]["op stats"].values():
+                    rows[0]["calls"] = "many"
             else:
                 del placed["launch_call"]
             side.write_text(json.dumps(stored))
@@ -202,3 +219,16 @@ def test_a_kept_fact_is_read_back_only_when_asked_for(tmp_path, monkeypatch):
     assert reads == []
     assert summary.step_rows(trace) == first and summary.step_rows(trace) == first
     assert reads == [1]
+
+
+def test_a_windows_verdict_and_a_scopes_op_table_are_read_back(tmp_path, broken, monkeypatch):
+    cache = ModelCache(tmp_path / "cache")
+    first = _facts(load_trace(broken, cache=cache))
+
+    def derived_again(*_args, **_kwargs):
+        raise AssertionError("derived again, not read back")
+
+    monkeypatch.setattr(ops, "_op_stats", derived_again)
+    monkeypatch.setattr(verdict, "_verdict", derived_again)
+    kept = _facts(load_trace(broken, cache=cache))
+    assert kept[5:] == first[5:] and kept[6] and kept[5].evidence.wall_ns

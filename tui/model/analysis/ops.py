@@ -61,9 +61,12 @@ class OpStat:
         return self.cuda_total_ns / self.calls if self.calls else 0.0
 
 
+KEY = "op_stats "  # the start of a scope's slot in `trace.derived` (a model cache may fill it)
+
+
 def op_stats(trace: Trace, scope: Scope | None = None, by_shape: bool = False) -> list[OpStat]:
     """See `_op_stats`; remembered per scope, as the pane and the summary ask again."""
-    key = f"op_stats {scope} {by_shape}"
+    key = f"{KEY}{scope} {by_shape}"
     return list(trace.derive(key, lambda: _op_stats(trace, scope, by_shape)))
 
 

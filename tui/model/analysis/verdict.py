@@ -219,6 +219,9 @@ def judge_step(trace: Trace, t0: int, t1: int, names: bool = False) -> Verdict:
     return _verdict(trace, start, end, launched, time, idle, names)
 
 
+KEY = "verdict "  # the start of a window's slot in `trace.derived` (a model cache may fill it)
+
+
 def judge(trace: Trace, t0: int, t1: int, launched_in: tuple[int, int] | None = None) -> Verdict:
     """The verdict for the window [t0, t1): all GPU work that ran in it, whoever launched it,
     with the names covering most of its idle time; the launch numbers are those of the calls
@@ -232,7 +235,7 @@ def judge(trace: Trace, t0: int, t1: int, launched_in: tuple[int, int] | None = 
         return _verdict(trace, t0, t1, index.launched(l0, l1), time, index.idle(t0, t1), True)
 
     # The header's verdict is the stats pane's first one too (the profiled window): kept.
-    return trace.derive(f"verdict {t0} {t1} {l0} {l1}", judged)
+    return trace.derive(f"{KEY}{t0} {t1} {l0} {l1}", judged)
 
 
 def _verdict(

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import orjson
 
 from ..trace import (
     CounterSeries,
@@ -91,7 +92,7 @@ class ModelCache:
         """The facts kept beside entry `key`; None when there are none, they are of another
         version, or they do not read back."""
         try:
-            stored = json.loads(self._facts_file(key).read_bytes())
+            stored = orjson.loads(self._facts_file(key).read_bytes())
         except (OSError, ValueError):
             return None
         if not isinstance(stored, dict) or stored.get("version") != version:
@@ -101,9 +102,8 @@ class ModelCache:
 
     def put_facts(self, key: str, version: str, facts: dict[str, Any]) -> None:
         """Keep facts beside entry `key`; failure to write is not an error."""
-        self._write(
-            self._facts_file(key), json.dumps({"version": version, "facts": facts}).encode()
-        )
+        # orjson: a NaN is written as null, which no fact reads back: it is derived again.
+        self._write(self._facts_file(key), orjson.dumps({"version": version, "facts": facts}))
 
     def get(self, key: str, path: str) -> Trace | None:
         """The cached model of the file now at `path`, or None (a damaged entry is removed).

@@ -24,10 +24,12 @@ import numpy as np
 
 from .. import analysis
 from .. import trace as trace_module
-from ..analysis import attribution, roofline, summary
+from ..analysis import attribution, ops, roofline, summary, verdict
 from ..analysis import health as health_module
 from ..analysis.gpu_time import GpuTime
 from ..analysis.health import Finding, Health
+from ..analysis.op_work import WorkTotals
+from ..analysis.ops import OpStat
 from ..analysis.roofline import ShapeRow, ShapeRows
 from ..analysis.summary import StepRow
 from ..analysis.verdict import Evidence, Verdict
@@ -37,7 +39,7 @@ from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
 from ..trace import Trace
 
-SHAPE = 1  # the shape of the kept data below: bumped when it changes
+SHAPE = 2  # the shape of the kept data below: bumped when it changes
 
 
 def _version() -> str:
@@ -56,11 +58,19 @@ VERSION = _version()
 
 @dataclass(frozen=True)
 class Fact:
-    """A derived slot kept in the cache, and how it is written and read back."""
+    """A derived slot kept in the cache, and how it is written and read back; or, `keyed`, every
+    slot whose key starts with `slot` (one per window or scope), the first `KEYED` of them."""
 
     slot: str  # its key in `trace.derived`, as the analysis names it
     dump: Callable[[Any], Any]  # to JSON-ready data
     read: Callable[[Any], Any]  # back; KeyError, TypeError or ValueError for unusable data
+    keyed: bool = False
+
+
+# A keyed fact keeps its first slots: those `info`, `summary` and the viewer's first screen ask
+# for. Scopes visited later in the viewer are derived again in a later run (each kept slot is
+# written again with every new one).
+KEYED = 4
 
 
 _GROUPS = ("checks", "repairs", "skipped")
@@ -125,24 +135,54 @@ def _read_steps(kept: Any) -> list[StepRow]:
 
 
 _EVIDENCE_NUMBERS = [f.name for f in fields(Evidence) if f.name != "covers"]
+_NUMBER = (int, float)  # by `type`, so that a bool is not one
 
 
 def _verdict(kept: dict[str, Any]) -> Verdict:
+    # A step's verdict per step of the trace (3,000 at 1M events): checked by type, in bulk.
     evidence = dict(kept["evidence"])
     evidence["covers"] = tuple((_whole(n, str), _whole(ns)) for n, ns in evidence["covers"])
     found = Evidence(**evidence)
-    numbers = [getattr(found, name) for name in _EVIDENCE_NUMBERS]
-    if not all(isinstance(n, int | float) and not isinstance(n, bool) for n in numbers):
+    if not all(type(getattr(found, name)) in _NUMBER for name in _EVIDENCE_NUMBERS):
         raise TypeError("a verdict's evidence: not a number")
     t0, t1 = kept["window"]
-    time = GpuTime(**{name: _whole(ns) for name, ns in kept["time"].items()})
-    return Verdict(_whole(kept["label"], str), found, (_whole(t0), _whole(t1)), time)
+    time = kept["time"]
+    if not all(type(ns) is int for ns in time.values()):
+        raise TypeError("a verdict's GPU time: not whole numbers")
+    return Verdict(_whole(kept["label"], str), found, (_whole(t0), _whole(t1)), GpuTime(**time))
 
 
 def _whole(value: Any, kind: type = int) -> Any:
-    if not isinstance(value, kind) or isinstance(value, bool):
+    if type(value) is not kind:  # a bool is not an int here
         raise TypeError(f"not {kind.__name__}: {value!r}")
     return value
+
+
+_STAT_INTS = [f.name for f in fields(OpStat) if f.type == "int"]
+_WORK_FIELDS = {f.name: f.type for f in fields(WorkTotals)}
+
+
+def _read_stats(kept: Any) -> list[OpStat]:
+    return [_stat(row) for row in kept]
+
+
+def _stat(kept: dict[str, Any]) -> OpStat:
+    work = kept["work"]
+    found = OpStat(**{**kept, "work": None if work is None else _work(work)})
+    if not all(type(getattr(found, name)) is int for name in _STAT_INTS):
+        raise TypeError("an op's totals: not whole numbers")
+    if type(found.name) is not str or type(found.shapes) is not str:
+        raise TypeError("an op's name or shapes: not text")
+    if type(found.python) is not bool:
+        raise TypeError("an op's Python-frame mark: not true or false")
+    return found
+
+
+def _work(kept: dict[str, Any]) -> WorkTotals:
+    found = WorkTotals(**kept)
+    if not all(type(getattr(found, n)) in _NUMBER for n in _WORK_FIELDS):
+        raise TypeError("an op's work: not numbers")
+    return found
 
 
 def _read_bool(kept: Any) -> bool:
@@ -157,8 +197,17 @@ FACTS = {
     "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
     "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
     "step rows": Fact(summary.STEPS_KEY, lambda rows: [asdict(r) for r in rows], _read_steps),
+    "verdicts": Fact(verdict.KEY, asdict, _verdict, keyed=True),
+    "op stats": Fact(ops.KEY, lambda rows: [asdict(r) for r in rows], _read_stats, keyed=True),
 }
-_BY_SLOT = {fact.slot: name for name, fact in FACTS.items()}
+
+
+def _named(slot: str) -> str | None:
+    """The fact that keeps `slot`, if one does."""
+    for name, fact in FACTS.items():
+        if slot == fact.slot or (fact.keyed and slot.startswith(fact.slot)):
+            return name
+    return None
 
 
 class _Keeping(dict[str, Any]):
@@ -168,7 +217,10 @@ class _Keeping(dict[str, Any]):
     def __init__(self, derived: dict[str, Any], kept: dict[str, Any], keep: load.Keep) -> None:
         super().__init__(derived)
         self.kept, self.keep = kept, keep
-        self.unread = {FACTS[name].slot: name for name in kept}
+        self.unread: dict[str, str] = {}  # slot: the fact that keeps it
+        for name, data in kept.items():
+            slots = data if FACTS[name].keyed else {FACTS[name].slot: data}
+            self.unread.update((slot, name) for slot in slots)
         self.lock = threading.Lock()  # the viewer derives in worker threads
 
     def __contains__(self, slot: object) -> bool:
@@ -191,23 +243,32 @@ class _Keeping(dict[str, Any]):
             name = self.unread.pop(slot, None)
             if name is None:
                 return False
+            fact, data = FACTS[name], self.kept[name]
             try:
-                super().__setitem__(slot, FACTS[name].read(self.kept[name]))
+                super().__setitem__(slot, fact.read(data[slot] if fact.keyed else data))
             except (KeyError, TypeError, ValueError):
-                del self.kept[name]
+                if fact.keyed:
+                    del data[slot]
+                else:
+                    del self.kept[name]
                 return False
             return True
 
     def __setitem__(self, slot: str, value: Any) -> None:
         super().__setitem__(slot, value)
-        name = _BY_SLOT.get(slot)
+        name = _named(slot)
         if name is None:
             return
+        fact = FACTS[name]
         with self.lock:
             self.unread.pop(slot, None)
-            if name not in self.kept:
-                self.kept[name] = FACTS[name].dump(value)
-                self.keep(dict(self.kept))
+            if not fact.keyed and name not in self.kept:
+                self.kept[name] = fact.dump(value)
+            elif fact.keyed and len(slots := self.kept.setdefault(name, {})) < KEYED:
+                slots[slot] = fact.dump(value)
+            else:
+                return
+            self.keep(dict(self.kept))
 
 
 def attach(trace: Trace, kept: dict[str, Any] | None, keep: load.Keep) -> None:
@@ -216,7 +277,8 @@ def attach(trace: Trace, kept: dict[str, Any] | None, keep: load.Keep) -> None:
     known = {
         name: data
         for name, data in (kept or {}).items()
-        if name in FACTS and FACTS[name].slot not in trace.derived
+        if name in FACTS
+        and (isinstance(data, dict) if FACTS[name].keyed else FACTS[name].slot not in trace.derived)
     }
     trace.derived = _Keeping(trace.derived, known, keep)
 

@@ -173,7 +173,7 @@ class View(Generic[R]):
 
     def grid(self, name: str | None = None) -> Grid:
         keys = [c.json_key for c in _json_columns(self.table) if c.json_key is not None]
-        return Grid(name or self.table.name, self.headers, self.cells(), self.records(), keys)
+        return Grid(name or self.table.name, self.headers, self.cells(), self.records, keys)
 
 
 def _json_columns(table: Table[R]) -> list[Column[R]]:
@@ -195,15 +195,20 @@ class Grid:
         name: the table's name (the csv's `table` column).
         headers: the text columns' headers.
         cells: each row's text cells, under `headers`.
-        records: each row's JSON values (the csv flattens them).
+        make_records: each row's JSON values (the csv flattens them), made when asked for:
+            the text of a 1M-event trace's steps does not pay for them.
         keys: the JSON keys of the table (the csv header of a table without rows).
     """
 
     name: str
     headers: list[str]
     cells: list[list[str]]
-    records: list[Record]
+    make_records: Callable[[], list[Record]]
     keys: list[str] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[Record]:
+        return self.make_records()
 
 
 # Cell helpers shared by the table families.
