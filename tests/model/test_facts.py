@@ -15,9 +15,9 @@ import pytest
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
 from tui.model.analysis import attribution, ops, roofline, summary, verdict
+from tui.model.analysis import health as health_module
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import profiled_window
-from tui.model.analysis import health as health_module
 from tui.model.ingest import load_trace as load_without_facts
 from tui.model.ingest.cache import ModelCache
 from tui.model.passes import facts, load_trace
