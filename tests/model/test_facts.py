@@ -14,7 +14,7 @@ import pytest
 
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
-from tui.model.analysis import attribution, ops, roofline, summary, verdict
+from tui.model.analysis import attribution, ops, roofline, summary, tensor_cores, verdict
 from tui.model.analysis import health as health_module
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import profiled_window
@@ -79,6 +79,8 @@ def _facts(trace):
         verdict.judge(trace, *profiled_window(trace)),
         ops.op_stats(trace),
         ops.op_stats(trace, Scope(0, 60_000)),
+        roofline.modelled_calls(trace),
+        tensor_cores.has_matmul_kernels(trace),
     )
 
 

@@ -270,3 +270,23 @@ def test_python_frames_is_a_flag_of_the_op_table_only(other):
     done = run("summary", str(DATA / "attribution.json"), "--python-frames", other)
     assert done.returncode == 2 and done.stdout == ""
     assert "--python-frames" in done.stderr
+
+
+def test_text_lists_the_longest_steps_json_lists_them_all(tmp_path):
+    from tests.model.test_diff import step_trace
+    from tui.model.present.report import STRIP_STEPS
+
+    path = tmp_path / "steps.json"
+    step_trace(path, [("k_add", 10.0)], steps=STRIP_STEPS + 6)
+    doc = json.loads(path.read_text())
+    for event in doc["traceEvents"]:  # step k lasts 60 + k us: the last 24 are the longest
+        if event["name"].startswith("ProfilerStep#"):
+            event["dur"] = 60 + int(event["name"].split("#")[1])
+    path.write_text(json.dumps(doc))
+    text = run("summary", str(path))
+    assert text.returncode == 0
+    listed = [int(n) for n in re.findall(r"^ProfilerStep#(\d+) ", text.stdout, re.MULTILINE)]
+    assert listed == list(range(6, STRIP_STEPS + 6))
+    assert f"Steps (30; the {STRIP_STEPS} longest by CPU time" in text.stdout
+    both = run("summary", "--format", "json", str(path))
+    assert len(json.loads(both.stdout)["steps"]) == STRIP_STEPS + 6

@@ -280,15 +280,22 @@ def _device_name(device: dict[str, Any]) -> str:
     return ""
 
 
+CALLS_KEY = "modelled calls"  # its slot in `trace.derived` (a model cache may fill it)
+
+
 def modelled_calls(trace: Trace) -> int:
     """How many calls `roofline` would read the args of."""
-    return len(candidates(trace))
+    return trace.derive(CALLS_KEY, lambda: len(candidates(trace)))
 
 
 def candidates(trace: Trace) -> np.ndarray:
     """The ops the model knows that no other such op holds (that one counts their work), less
     those whose GPU work crossed to or from the host: a copy over PCIe is not bound by HBM,
     and the peak table has no PCIe roof, so it gets no number rather than a wrong one."""
+    return trace.derive("roofline candidates", lambda: _candidates(trace))
+
+
+def _candidates(trace: Trace) -> np.ndarray:
     known = np.asarray(
         [n in MODELLED or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
     )

@@ -64,6 +64,9 @@ def tensor_core_gain(peaks: Peaks | None) -> tuple[str, float]:
     return "tf32", min(r for r in ratios if r > 1)
 
 
+MATMUL_KEY = "has matmul kernels"  # its slot in `trace.derived` (a model cache may fill it)
+
+
 def has_matmul_kernels(trace: Trace) -> bool:
     """Whether any GPU work is a GEMM or convolution kernel (computed once)."""
 
@@ -71,4 +74,4 @@ def has_matmul_kernels(trace: Trace) -> bool:
         named = trace.name_test(lambda n: uses_tensor_cores(n) is not None)
         return bool(named[trace.slices.name[attribute(trace).work]].any())
 
-    return trace.derive("has matmul kernels", find)
+    return trace.derive(MATMUL_KEY, find)

@@ -1,8 +1,10 @@
 """What `info` and `summary` derive from a whole trace, derived once per trace content and kept
 with the cached model: the health checks (whose args reads cost seconds on a training trace),
 whether shapes were recorded (which decodes the first ops' args from the file again), the
-roofline's by-shape rows (every modelled call's args decoded again), how many pieces of GPU
-work each attribution rule placed (the op tree over every slice) and every step's verdict.
+roofline's by-shape rows (every modelled call's args decoded again) and how many calls it
+models, whether any kernel is a GEMM or convolution, how many pieces of GPU work each
+attribution rule placed (the op tree over every slice), every step's verdict, and the first
+windows' verdicts and scopes' op tables (what the summary and the viewer's first screen show).
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
@@ -13,6 +15,7 @@ pays for no health check it does not show.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import threading
 from collections.abc import Callable
@@ -24,7 +27,7 @@ import numpy as np
 
 from .. import analysis
 from .. import trace as trace_module
-from ..analysis import attribution, ops, roofline, summary, verdict
+from ..analysis import attribution, ops, roofline, summary, tensor_cores, verdict
 from ..analysis import health as health_module
 from ..analysis.gpu_time import GpuTime
 from ..analysis.health import Finding, Health
@@ -134,22 +137,24 @@ def _read_steps(kept: Any) -> list[StepRow]:
     ]
 
 
-_EVIDENCE_NUMBERS = [f.name for f in fields(Evidence) if f.name != "covers"]
 _NUMBER = (int, float)  # by `type`, so that a bool is not one
+_EVIDENCE = {int, float, list}  # its numbers, and `covers`
 
 
 def _verdict(kept: dict[str, Any]) -> Verdict:
-    # A step's verdict per step of the trace (3,000 at 1M events): checked by type, in bulk.
-    evidence = dict(kept["evidence"])
-    evidence["covers"] = tuple((_whole(n, str), _whole(ns)) for n, ns in evidence["covers"])
-    found = Evidence(**evidence)
-    if not all(type(getattr(found, name)) in _NUMBER for name in _EVIDENCE_NUMBERS):
+    # A verdict per step of the trace (3,000 at 1M events): checked by type, in bulk.
+    evidence = kept["evidence"]
+    if not set(map(type, evidence.values())) <= _EVIDENCE:
         raise TypeError("a verdict's evidence: not a number")
+    covers = tuple((n, ns) for n, ns in evidence["covers"])
+    if covers and not set(map(type, itertools.chain(*covers))) <= {str, int}:
+        raise TypeError("a verdict's covering names: not names and times")
+    found = Evidence(**{**evidence, "covers": covers})
     t0, t1 = kept["window"]
     time = kept["time"]
-    if not all(type(ns) is int for ns in time.values()):
-        raise TypeError("a verdict's GPU time: not whole numbers")
-    return Verdict(_whole(kept["label"], str), found, (_whole(t0), _whole(t1)), GpuTime(**time))
+    if not set(map(type, time.values())) <= {int} or type(t0) is not int or type(t1) is not int:
+        raise TypeError("a verdict's times: not whole numbers")
+    return Verdict(_whole(kept["label"], str), found, (t0, t1), GpuTime(**time))
 
 
 def _whole(value: Any, kind: type = int) -> Any:
@@ -194,6 +199,8 @@ def _read_bool(kept: Any) -> bool:
 FACTS = {
     "health": Fact(health_module.KEY, _dump_health, _read_health),
     "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
+    "modelled calls": Fact(roofline.CALLS_KEY, int, _whole),
+    "matmul kernels": Fact(tensor_cores.MATMUL_KEY, bool, _read_bool),
     "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
     "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
     "step rows": Fact(summary.STEPS_KEY, lambda rows: [asdict(r) for r in rows], _read_steps),

@@ -316,8 +316,11 @@ def as_text(
             out.append(printable(f"**{head}**" if markdown else head))
             out.append(printable(f"   {r.evidence}; try: {r.change}"))
     if summary.steps:
+        shown, heading = strip_steps(summary.steps)
         out.append("")
-        out += lines(STEPS.view(summary.steps).grid(), markdown)
+        if len(shown) < len(summary.steps):
+            out.append(heading + ":")
+        out += lines(STEPS.view(shown).grid(), markdown)
         shared = overlapping_steps(summary.steps)
         if shared is not None:
             out.append(shared)
@@ -353,18 +356,20 @@ def overlapping_steps(steps: list[StepRow]) -> str | None:
     )
 
 
-# The strip lists every step up to this many; past it, the longest this many (a Static wraps all
-# it holds to size itself: 3,324 steps took a second to lay out on each open).
+# The strip and the text summary list every step up to this many; past it, the longest this
+# many (a Static wraps all it holds to size itself: 3,324 steps took a second to lay out on
+# each open; in text they pushed the op table thousands of lines down).
 STRIP_STEPS = 24
 
 
 def strip_steps(steps: list[StepRow]) -> tuple[list[StepRow], str]:
-    """The steps the stats pane's strip lists, in step order, and its heading for them."""
+    """The steps the stats pane's strip and the text summary list, in step order, and their
+    heading."""
     if len(steps) <= STRIP_STEPS:
         return steps, "Steps"
     longest = sorted(range(len(steps)), key=lambda i: -steps[i].dur_ns)[:STRIP_STEPS]
     return (
         [steps[i] for i in sorted(longest)],
         f"Steps ({len(steps):,}; the {STRIP_STEPS} longest by CPU time, "
-        "`trace-tui summary` lists all)",
+        "`summary --format json` or csv lists all)",
     )
