@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from tests.conftest import DATA
+from tui.model.ingest import cache as cache_module
 from tui.model.ingest import load as load_module
 from tui.model.ingest import load_trace
 from tui.model.ingest.cache import ModelCache
@@ -44,7 +45,7 @@ def _same(a, b):
 def test_a_hit_needs_no_parsing(tmp_path, trace_file, monkeypatch):
     cache = ModelCache(tmp_path / "cache")
     first = load_trace(trace_file, cache=cache)
-    assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "cache").glob("*.model"))) == 1
 
     def no_parsing(*args, **kwargs):
         raise AssertionError("parsed again")
@@ -80,23 +81,23 @@ def test_a_changed_file_is_a_miss(tmp_path, trace_file):
     os.utime(trace_file, (1, 1))
     changed = load_trace(trace_file, cache=cache)
     assert "aten::MM" in changed.names
-    assert len(list((tmp_path / "cache").glob("*.npz"))) == 2
+    assert len(list((tmp_path / "cache").glob("*.model"))) == 2
 
 
 def test_a_damaged_entry_is_rebuilt_silently(tmp_path, trace_file):
     cache = ModelCache(tmp_path / "cache")
     good = load_trace(trace_file, cache=cache)
-    (entry,) = (tmp_path / "cache").glob("*.npz")
+    (entry,) = (tmp_path / "cache").glob("*.model")
     entry.write_bytes(entry.read_bytes()[:100])
     _same(good, load_trace(trace_file, cache=cache))
-    assert np.load(entry)["slices.start"].size == len(good.slices)  # rewritten whole
+    assert cache_module._load(entry)["slices.start"].size == len(good.slices)  # rewritten whole
 
 
 def test_the_cache_stays_under_its_bound(tmp_path):
     cache = ModelCache(tmp_path / "cache", max_bytes=1)
     for name in ("nested_cpu.json", "gpu_streams.json", "begin_end.json"):
         load_trace(DATA / name, cache=cache)
-    assert len(list((tmp_path / "cache").glob("*.npz"))) == 1  # only the newest survives
+    assert len(list((tmp_path / "cache").glob("*.model"))) == 1  # only the newest survives
 
 
 def test_concurrent_opens_share_one_good_entry(tmp_path, trace_file):
@@ -116,7 +117,7 @@ def test_concurrent_opens_share_one_good_entry(tmp_path, trace_file):
     ]
     outputs = [p.communicate(timeout=120)[0].strip() for p in procs]
     assert outputs == ["10"] * 4 and all(p.returncode == 0 for p in procs)
-    assert len(list((tmp_path / "cache").glob("*.npz"))) == 1
+    assert len(list((tmp_path / "cache").glob("*.model"))) == 1
     assert not list((tmp_path / "cache").glob(".write-*"))
     assert len(load_trace(trace_file, cache=ModelCache(tmp_path / "cache")).slices) == 10
 
@@ -133,7 +134,7 @@ def test_no_cache_flag_leaves_no_entry(tmp_path, trace_file):
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        count = len(list((tmp_path / "cache").glob("*.npz")))
+        count = len(list((tmp_path / "cache").glob("*.model")))
         assert count == (0 if flags else 1)
 
 
@@ -156,3 +157,15 @@ def test_every_path_gives_the_same_model(tmp_path):
         load_trace(plain, cache=cache),
     ):
         _same(reference, other)
+
+
+def test_an_entry_cut_short_or_of_the_format_before_is_rebuilt(tmp_path, trace_file):
+    cache = ModelCache(tmp_path / "cache")
+    good = load_trace(trace_file, cache=cache)
+    (entry,) = (tmp_path / "cache").glob("*.model")
+    entry.write_bytes(entry.read_bytes()[:-64])  # the header whole, the last array cut
+    _same(good, load_trace(trace_file, cache=cache))
+    old = tmp_path / "cache" / "0123.npz"  # the format before: removed as the cache is kept
+    old.write_bytes(b"PK")
+    load_trace(DATA / "gpu_streams.json", cache=cache)
+    assert not old.exists()

@@ -234,3 +234,19 @@ def test_a_windows_verdict_and_a_scopes_op_table_are_read_back(tmp_path, broken,
     monkeypatch.setattr(verdict, "_verdict", derived_again)
     kept = _facts(load_trace(broken, cache=cache))
     assert kept[5:] == first[5:] and kept[6] and kept[5].evidence.wall_ns
+
+
+def test_each_fact_keeps_the_slot_its_analysis_names():
+    """facts.py names the slots itself (importing the analyses would slow every start)."""
+    keys = {
+        "health": health_module.KEY,
+        "shapes recorded": roofline.SHAPES_KEY,
+        "modelled calls": roofline.CALLS_KEY,
+        "matmul kernels": tensor_cores.MATMUL_KEY,
+        "roofline rows": roofline.ROWS_KEY,
+        "gpu work placed by": attribution.PLACED_KEY,
+        "step rows": summary.STEPS_KEY,
+        "verdicts": verdict.KEY,
+        "op stats": ops.KEY,
+    }
+    assert {name: fact.slot for name, fact in facts.FACTS.items()} == keys

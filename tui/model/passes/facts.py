@@ -15,28 +15,17 @@ pays for no health check it does not show.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .. import analysis
 from .. import trace as trace_module
-from ..analysis import attribution, ops, roofline, summary, tensor_cores, verdict
-from ..analysis import health as health_module
-from ..analysis.gpu_time import GpuTime
+from ..analysis import attribution
 from ..analysis.health import Finding, Health
-from ..analysis.op_work import WorkTotals
-from ..analysis.ops import OpStat
-from ..analysis.roofline import ShapeRow, ShapeRows
-from ..analysis.summary import StepRow
-from ..analysis.verdict import Evidence, Verdict
-from ..analysis.work import Work
 from ..ingest import load
 from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
@@ -95,27 +84,6 @@ def _finding(kept: dict[str, Any]) -> Finding:
     return found
 
 
-def _dump_rows(found: ShapeRows) -> dict[str, Any]:
-    rows, call_rows, call_group = found
-    return {
-        "rows": [asdict(row) for row in rows],
-        "call_rows": call_rows.tolist(),
-        "call_group": call_group.tolist(),
-    }
-
-
-def _read_rows(kept: Any) -> ShapeRows:
-    rows = [
-        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(row["starts"])})
-        for row in kept["rows"]
-    ]
-    call_rows = np.asarray(kept["call_rows"], np.int64)
-    call_group = np.asarray(kept["call_group"], np.int64)
-    if call_rows.shape != call_group.shape or call_rows.ndim != 1:
-        raise ValueError("the calls and their rows differ in length")
-    return rows, call_rows, call_group
-
-
 def _read_counts(kept: Any) -> dict[str, int]:
     if not isinstance(kept, dict) or list(kept) != list(attribution.RULES):
         raise KeyError("not a count for each rule")
@@ -124,70 +92,10 @@ def _read_counts(kept: Any) -> dict[str, int]:
     return kept
 
 
-def _read_steps(kept: Any) -> list[StepRow]:
-    return [
-        StepRow(
-            _whole(row["name"], str),
-            _whole(row["start_ns"]),
-            _whole(row["dur_ns"]),
-            _verdict(row["verdict"]),
-            _whole(row["overlap_ns"]),
-        )
-        for row in kept
-    ]
-
-
-_NUMBER = (int, float)  # by `type`, so that a bool is not one
-_EVIDENCE = {int, float, list}  # its numbers, and `covers`
-
-
-def _verdict(kept: dict[str, Any]) -> Verdict:
-    # A verdict per step of the trace (3,000 at 1M events): checked by type, in bulk.
-    evidence = kept["evidence"]
-    if not set(map(type, evidence.values())) <= _EVIDENCE:
-        raise TypeError("a verdict's evidence: not a number")
-    covers = tuple((n, ns) for n, ns in evidence["covers"])
-    if covers and not set(map(type, itertools.chain(*covers))) <= {str, int}:
-        raise TypeError("a verdict's covering names: not names and times")
-    found = Evidence(**{**evidence, "covers": covers})
-    t0, t1 = kept["window"]
-    time = kept["time"]
-    if not set(map(type, time.values())) <= {int} or type(t0) is not int or type(t1) is not int:
-        raise TypeError("a verdict's times: not whole numbers")
-    return Verdict(_whole(kept["label"], str), found, (t0, t1), GpuTime(**time))
-
-
 def _whole(value: Any, kind: type = int) -> Any:
     if type(value) is not kind:  # a bool is not an int here
         raise TypeError(f"not {kind.__name__}: {value!r}")
     return value
-
-
-_STAT_INTS = [f.name for f in fields(OpStat) if f.type == "int"]
-_WORK_FIELDS = {f.name: f.type for f in fields(WorkTotals)}
-
-
-def _read_stats(kept: Any) -> list[OpStat]:
-    return [_stat(row) for row in kept]
-
-
-def _stat(kept: dict[str, Any]) -> OpStat:
-    work = kept["work"]
-    found = OpStat(**{**kept, "work": None if work is None else _work(work)})
-    if not all(type(getattr(found, name)) is int for name in _STAT_INTS):
-        raise TypeError("an op's totals: not whole numbers")
-    if type(found.name) is not str or type(found.shapes) is not str:
-        raise TypeError("an op's name or shapes: not text")
-    if type(found.python) is not bool:
-        raise TypeError("an op's Python-frame mark: not true or false")
-    return found
-
-
-def _work(kept: dict[str, Any]) -> WorkTotals:
-    found = WorkTotals(**kept)
-    if not all(type(getattr(found, n)) in _NUMBER for n in _WORK_FIELDS):
-        raise TypeError("an op's work: not numbers")
-    return found
 
 
 def _read_bool(kept: Any) -> bool:
@@ -196,16 +104,29 @@ def _read_bool(kept: Any) -> bool:
     return kept
 
 
+def _later(name: str) -> Callable[[Any], Any]:
+    """A codec of codecs.py, imported when first used (see there)."""
+
+    def run(data: Any) -> Any:
+        from . import codecs
+
+        return getattr(codecs, name)(data)
+
+    return run
+
+
+# By the slot each analysis names (its KEY constants; a test checks the two agree), so that
+# loading imports none of the analyses whose facts codecs.py reads.
 FACTS = {
-    "health": Fact(health_module.KEY, _dump_health, _read_health),
-    "shapes recorded": Fact(roofline.SHAPES_KEY, bool, _read_bool),
-    "modelled calls": Fact(roofline.CALLS_KEY, int, _whole),
-    "matmul kernels": Fact(tensor_cores.MATMUL_KEY, bool, _read_bool),
-    "roofline rows": Fact(roofline.ROWS_KEY, _dump_rows, _read_rows),
+    "health": Fact("health", _dump_health, _read_health),
+    "shapes recorded": Fact("shapes recorded", bool, _read_bool),
+    "modelled calls": Fact("modelled calls", int, _whole),
+    "matmul kernels": Fact("has matmul kernels", bool, _read_bool),
+    "roofline rows": Fact("roofline rows", _later("dump_rows"), _later("read_rows")),
     "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
-    "step rows": Fact(summary.STEPS_KEY, lambda rows: [asdict(r) for r in rows], _read_steps),
-    "verdicts": Fact(verdict.KEY, asdict, _verdict, keyed=True),
-    "op stats": Fact(ops.KEY, lambda rows: [asdict(r) for r in rows], _read_stats, keyed=True),
+    "step rows": Fact("step_rows", _later("dump_all"), _later("read_steps")),
+    "verdicts": Fact("verdict ", asdict, _later("read_verdict"), keyed=True),
+    "op stats": Fact("op_stats ", _later("dump_all"), _later("read_stats"), keyed=True),
 }
 
 
