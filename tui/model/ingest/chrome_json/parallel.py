@@ -33,8 +33,6 @@ from .chunks import Irregular, chunk_bounds
 from .decode_pass import Decoded, collect_range
 from .locate import WHITESPACE, Layout
 
-# Below this, starting workers costs more than it saves (an interpreter with numpy: ~0.2 s).
-PARALLEL_FROM_BYTES = 128 << 20
 # Runs per worker: enough that the workers finish together, few enough to merge cheaply.
 RUNS_PER_WORKER = 6
 
