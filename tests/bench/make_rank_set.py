@@ -44,11 +44,13 @@ def write_rank_set(
     slow_rank: int = 2,
     slow_step: int = 1,
     filler: int = 0,
+    compute_us: int = COMPUTE_US,
 ) -> Expected:
-    """`filler`: small CPU ops per step, before its GEMM, to make the traces as big as wanted."""
+    """`filler`: small CPU ops per step, before its GEMM, to make the traces as big as wanted;
+    `compute_us`: every GEMM's time (a slower run of the same job)."""
     folder.mkdir(parents=True, exist_ok=True)
     step_us = [
-        LEAD_US + COMPUTE_US + (DELAY_US if k == slow_step else 0) + TRANSFER_US + SYNC_US
+        LEAD_US + compute_us + (DELAY_US if k == slow_step else 0) + TRANSFER_US + SYNC_US
         for k in range(steps)
     ]
     for rank in range(ranks):
@@ -62,9 +64,9 @@ def write_rank_set(
         t = EPOCH_US
         for k in range(steps):
             delay = DELAY_US if (k == slow_step and rank == slow_rank) else 0
-            latest = t + LEAD_US + COMPUTE_US + (DELAY_US if k == slow_step else 0)
+            latest = t + LEAD_US + compute_us + (DELAY_US if k == slow_step else 0)
             gemm_start = t + LEAD_US
-            gemm_end = gemm_start + COMPUTE_US + delay
+            gemm_end = gemm_start + compute_us + delay
             reduce_end = latest + TRANSFER_US
             correlation = 2 * k + 1
             events += [
@@ -103,7 +105,7 @@ def write_rank_set(
                 _x("cuda_runtime", "cudaStreamSynchronize", 1, 1, t + 100, reduce_end - t - 100),
             ]
             events += [
-                _x("cpu_op", "aten::view", 1, 1, t + LEAD_US + i * COMPUTE_US // (filler + 1), 1)
+                _x("cpu_op", "aten::view", 1, 1, t + LEAD_US + i * compute_us // (filler + 1), 1)
                 for i in range(filler)
             ]
             t += step_us[k]

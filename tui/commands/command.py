@@ -11,6 +11,7 @@ from typing import Protocol
 from tui.model.text import printable
 
 PROG = "trace-tui"
+GATE_FAILED = 3  # the exit status of diff's --fail-on-regression when the metric grew too much
 # The output formats of the headless commands (summary, diff): one place, so a new one is one edit
 # here (and its renderer).
 FORMATS = ("text", "markdown", "json", "csv")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tui.commands.command import CommandError, add_format
-from tui.commands.loading import add_load_flags, load
+from tui.commands.command import GATE_FAILED, CommandError, add_format
+from tui.commands.loading import add_load_flags, load, rank_set
+from tui.commands.rank_diff import diff_rank_sets
 from tui.model.analysis.diff import HEADLINE, diff, regressed
+from tui.model.ingest.rank_folder import RankFiles
 from tui.model.present.diff_report import (
     KERNEL_SORTS,
     OP_SORTS,
@@ -19,8 +21,7 @@ from tui.model.present.diff_report import (
 )
 from tui.model.present.diff_report import as_csv as csv_tables
 from tui.model.present.render.csv import as_csv
-
-GATE_FAILED = 3  # the exit status of --fail-on-regression when the metric grew too much
+from tui.model.text import printable
 
 
 class DiffCommand:
@@ -28,12 +29,14 @@ class DiffCommand:
     help = "compare two traces"
     description = (
         "Compare NEW with BASE: step time (median step), GPU busy, idle by cause, "
-        "communication and the verdict; the op, kernel and region tables by the largest change."
+        "communication and the verdict; the op, kernel and region tables by the largest change. "
+        "Two folders of rank traces: each rank's step, GPU busy and communication, the ranks "
+        "that regressed most and the stragglers; the gate watches the slowest rank's step."
     )
 
     def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("base", help="the trace to compare against")
-        parser.add_argument("new", help="the trace compared with it")
+        parser.add_argument("base", help="the trace (or folder of rank traces) to compare against")
+        parser.add_argument("new", help="the trace (or folder of rank traces) compared with it")
         add_format(parser)
         parser.add_argument(
             "--sort",
@@ -65,6 +68,15 @@ class DiffCommand:
         gate = args.fail_on_regression
         if gate is not None and gate < 0:
             raise CommandError("--fail-on-regression must be 0 or more (a percent of growth)", 2)
+        base_set, new_set = (_rank_set(path) for path in (args.base, args.new))
+        if (base_set is None) != (new_set is None):
+            raise CommandError(
+                "compare a rank folder with a rank folder, or a trace with a trace: "
+                f"{printable(args.base if base_set else args.new)} is a folder of rank traces",
+                2,
+            )
+        if base_set is not None and new_set is not None:
+            return diff_rank_sets(base_set, new_set, args)
         result = diff(load(args, args.base), load(args, args.new))
         if args.format == "csv":
             sys.stdout.write(as_csv(csv_tables(result, args.sort, args.top)))
@@ -85,3 +97,9 @@ class DiffCommand:
         rows = "; ".join(drivers(result, metric)) or "no op grew"
         grew = f"{headline_label(metric)} regressed {change:.1f}% (over {gate:g}%)"
         raise CommandError(f"{grew}: most grown: {rows}", GATE_FAILED)
+
+
+def _rank_set(path: str) -> RankFiles | None:
+    """The rank set a folder holds (None: a trace, or a folder taken for its newest trace)."""
+    ranks, _ = rank_set(path)
+    return ranks
