@@ -5,6 +5,7 @@ pair (two modes, a TraceScreen each; `o` switches between them)."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Executor
 from typing import ClassVar
 
 from textual.binding import Binding, BindingType
@@ -45,11 +46,13 @@ class TraceApp(KeysFollowFocus):
         workers: int | None = None,
         notice: str | None = None,
         new: str | None = None,
+        executor: Executor | None = None,
     ) -> None:
         super().__init__()
         self.path, self.cache, self.shown_as = path, cache, shown_as
         self.ranks = ranks  # a folder of one job's rank traces
         self.load_workers = workers  # processes that read the rank set, or one big trace
+        self.rank_executor = executor  # a cluster's, to summarise the rank set on (--cluster)
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         # Two traces to compare: BASE (`path`) shows first, NEW loads behind it.
         self.pair = Pair() if new is not None else None
@@ -93,7 +96,14 @@ class TraceApp(KeysFollowFocus):
         if self.notice is not None:
             self.notify(self.notice, timeout=8, markup=False)
         what = Load(
-            self.path, self.cache, self.load_workers, self.cancelled, None, self.new, self.ranks
+            self.path,
+            self.cache,
+            self.load_workers,
+            self.cancelled,
+            None,
+            self.new,
+            self.ranks,
+            self.rank_executor,
         )
         self.push_screen(LoadScreen(what))
 

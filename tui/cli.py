@@ -8,6 +8,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ def make_app(
     shown_as: str | None = None,
     workers: int | None = None,
     new: str | Path | None = None,
+    executor: Executor | None = None,
 ) -> TraceApp:
     """The viewer for one trace, for a folder of one job's rank traces (its rank table), or for
     two traces to compare, BASE `path` and `new` (tests drive this with Pilot)."""
@@ -38,7 +40,7 @@ def make_app(
         from tui.model.passes.ranks import prepare_pool
 
         prepare_pool()
-    return TraceApp(str(path), cache, shown_as, ranks, workers, notice)
+    return TraceApp(str(path), cache, shown_as, ranks, workers, notice, executor=executor)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

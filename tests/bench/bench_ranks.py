@@ -1,7 +1,8 @@
-"""The summary pass over a rank set: ranks per second at 1, 2 and 4 worker processes, and peak
-memory (this process and its workers). Not a test; run by hand:
+"""The summary pass over a rank set: ranks per second at 1, 2 and 4 worker processes (and on a
+Dask cluster, `--cluster local:2` or a scheduler's address), and peak memory (this process and
+its workers). Not a test; run by hand:
 
-    python3 tests/bench/bench_ranks.py [--ranks 32] [--filler 20000]
+    python3 tests/bench/bench_ranks.py [--ranks 32] [--filler 20000] [--cluster local:2]
 
 It writes a generated rank set (tests/bench/make_rank_set.py) into a temporary folder, then runs
 the pass without the model cache, as on a first open.
@@ -19,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.bench.make_rank_set import write_rank_set
+from tui.commands.cluster import cluster_executor
 from tui.model.analysis.rank_compare import compare
 from tui.model.ingest.rank_folder import rank_files
 from tui.model.passes.ranks import summarise_ranks
@@ -30,6 +32,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--filler", type=int, default=20000, help="small CPU ops per step")
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--cluster", help="also on this Dask cluster (needs distributed)")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -44,9 +47,21 @@ def main() -> None:
             seconds = time.perf_counter() - t
             assert compare(stats).straggler == 1
             print(f"workers {workers}: {seconds:.2f} s, {opts.ranks / seconds:.1f} ranks/s")
+        if opts.cluster:
+            t = time.perf_counter()
+            with cluster_executor(opts.cluster, ranks) as executor:
+                started = time.perf_counter() - t
+                t = time.perf_counter()
+                stats = summarise_ranks(ranks, use_cache=False, executor=executor)
+                seconds = time.perf_counter() - t
+            assert compare(stats).straggler == 1
+            print(
+                f"cluster {opts.cluster}: {seconds:.2f} s, {opts.ranks / seconds:.1f} ranks/s "
+                f"(started in {started:.2f} s)"
+            )
         me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-        print(f"peak RSS: this process {me:.0f} MiB, largest worker {kids:.0f} MiB")
+        print(f"peak RSS: this process {me:.0f} MiB, largest local worker {kids:.0f} MiB")
 
 
 if __name__ == "__main__":

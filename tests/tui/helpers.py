@@ -6,6 +6,7 @@ import io
 import subprocess
 import sys
 from collections.abc import AsyncIterator
+from concurrent.futures import Executor
 from contextlib import asynccontextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ async def loaded(
     cache: ModelCache | None = None,
     new: Path | str | None = None,
     shown_as: str | None = None,
+    executor: Executor | None = None,
 ) -> AsyncIterator[Any]:
     """(pilot, app) with the trace at `path` loaded in a headless terminal of `size` (and with
     `new`, that second trace too, to compare).
@@ -35,7 +37,7 @@ async def loaded(
     The test fails if the app showed its error screen (an action raised), unless it says it
     expects that.
     """
-    app = make_app(path, cache, shown_as, new=new)
+    app = make_app(path, cache, shown_as, new=new, executor=executor)
     async with app.run_test(size=size) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()

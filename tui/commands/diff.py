@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import GATE_FAILED, CommandError, add_format
 from tui.commands.loading import add_load_flags, load, rank_set
 from tui.commands.rank_diff import diff_rank_sets
@@ -58,6 +59,7 @@ class DiffCommand:
             help="what --fail-on-regression watches (default step: the median step)",
         )
         add_load_flags(parser)
+        add_cluster_flag(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         sorts = {*OP_SORTS, *KERNEL_SORTS, *REGION_SORTS}
@@ -77,6 +79,8 @@ class DiffCommand:
             )
         if base_set is not None and new_set is not None:
             return diff_rank_sets(base_set, new_set, args)
+        if args.cluster is not None:
+            raise CommandError(NOT_A_RANK_SET, 2)
         result = diff(load(args, args.base), load(args, args.new))
         if args.format == "csv":
             sys.stdout.write(as_csv(csv_tables(result, args.sort, args.top)))

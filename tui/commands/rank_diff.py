@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures import Executor
 
+from tui.commands.cluster import cluster_executor
 from tui.commands.command import GATE_FAILED, CommandError, warn
 from tui.model.analysis.rank_compare import RankReport, compare
 from tui.model.analysis.rank_diff import rank_set_diff, regressed
@@ -22,10 +24,11 @@ def diff_rank_sets(base: RankFiles, new: RankFiles, args: argparse.Namespace) ->
         raise CommandError(f"--metric {args.metric}: rank sets are gated on the step only", 2)
     failed: list[tuple[str, RankFailed]] = []
     reports = []
-    for side, ranks in (("BASE", base), ("NEW", new)):
-        report, lost = _report(ranks, args)
-        reports.append(report)
-        failed += [(side, f) for f in lost]
+    with cluster_executor(args.cluster, base, new) as executor:
+        for side, ranks in (("BASE", base), ("NEW", new)):
+            report, lost = _report(ranks, args, executor)
+            reports.append(report)
+            failed += [(side, f) for f in lost]
     result = rank_set_diff(*reports)
     folders = (base.folder, new.folder)
     if args.format == "csv":
@@ -51,8 +54,10 @@ def diff_rank_sets(base: RankFiles, new: RankFiles, args: argparse.Namespace) ->
     )
 
 
-def _report(ranks: RankFiles, args: argparse.Namespace) -> tuple[RankReport, list[RankFailed]]:
-    results = summarise_ranks(ranks, args.workers, use_cache=not args.no_cache)
+def _report(
+    ranks: RankFiles, args: argparse.Namespace, executor: Executor | None
+) -> tuple[RankReport, list[RankFailed]]:
+    results = summarise_ranks(ranks, args.workers, not args.no_cache, executor)
     stats = [r for r in results if isinstance(r, RankStats)]
     failed = [r for r in results if isinstance(r, RankFailed)]
     if not stats:

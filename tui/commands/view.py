@@ -9,6 +9,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tui.commands.cluster import add_cluster_flag, cluster_executor
 from tui.commands.command import PROG, CommandError
 from tui.commands.loading import (
     add_load_flags,
@@ -16,6 +17,7 @@ from tui.commands.loading import (
     cache_for,
     chosen,
     enough_memory,
+    rank_set,
 )
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
@@ -43,6 +45,7 @@ class ViewCommand:
             help="list the traces in the folder, newest first, and exit",
         )
         add_load_flags(parser)
+        add_cluster_flag(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         path, shown_as = chosen(args)
@@ -64,8 +67,10 @@ class ViewCommand:
             return 1
         from tui.cli import make_app  # the app factory (tests build the app with it too)
 
-        app = make_app(path, cache_for(args), shown_as, args.workers, args.new)
-        app.run()
+        ranks = rank_set(path)[0] if args.new is None else None
+        with cluster_executor(args.cluster, ranks) as executor:
+            app = make_app(path, cache_for(args), shown_as, args.workers, args.new, executor)
+            app.run()
         if app.load_error is not None:
             raise CommandError(app.load_error)
         return app.return_code or 0

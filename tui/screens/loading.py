@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -49,6 +50,7 @@ class Load:
     rank: int | None = None
     new: str | None = None
     ranks: RankFiles | None = None
+    executor: Executor | None = None  # where the rank set is summarised (--cluster)
 
 
 class LoadScreen(Screen[None]):
@@ -113,7 +115,9 @@ class LoadScreen(Screen[None]):
 
         use_cache = self.load.cache is not None
         try:
-            results = summarise_ranks(ranks, self.load.workers, use_cache, done=done)
+            results = summarise_ranks(
+                ranks, self.load.workers, use_cache, self.load.executor, done=done
+            )
         except LoadCancelled:
             return
         except Exception as e:  # a bug: one line on exit, never a load that waits forever

@@ -7,6 +7,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import CommandError, add_format, warn
 from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load, rank_set
 from tui.commands.summary import graphs, ranks, roofline, table, tree
@@ -134,6 +135,7 @@ class SummaryCommand:
             "naming it): graph replays take the FLOPs and bytes of the ops it captured",
         )
         add_load_flags(parser)
+        add_cluster_flag(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         view = _checked_view(args)
@@ -146,6 +148,8 @@ class SummaryCommand:
                 raise CommandError("--capture reads one trace's graph replays: not a rank set", 2)
             ranks.show(found, args)
             return 0
+        if args.cluster is not None:
+            raise CommandError(NOT_A_RANK_SET, 2)
         trace = load(args, path)
         # Only the op table's Roofline line and --roofline read the capture.
         uses = view is None or view is VIEWS["roofline"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from tui.commands.cluster import cluster_executor
 from tui.commands.command import CommandError, warn
 from tui.model.analysis.rank_compare import compare
 from tui.model.analysis.rank_stats import RankFailed, RankStats
@@ -16,7 +17,8 @@ from tui.model.present.render.csv import as_csv
 
 
 def show(ranks: RankFiles, args: argparse.Namespace) -> None:
-    results = summarise_ranks(ranks, args.workers, use_cache=not args.no_cache)
+    with cluster_executor(args.cluster, ranks) as executor:
+        results = summarise_ranks(ranks, args.workers, not args.no_cache, executor)
     stats = [r for r in results if isinstance(r, RankStats)]
     failed = [r for r in results if isinstance(r, RankFailed)]
     if len(stats) < 2:

@@ -1,7 +1,7 @@
 """The summary pass over a rank set: each rank's trace loaded and summarised in a worker
 process, only its small `RankStats` sent back, so memory holds a few ranks at a time whatever
-their number. Any `concurrent.futures.Executor` will do (a cluster's, one day); by default a
-process pool sized to the machine's cores (`TRACE_TUI_WORKERS` overrides).
+their number. Any `concurrent.futures.Executor` will do (a Dask cluster's: commands/cluster.py);
+by default a process pool sized to the machine's cores (`TRACE_TUI_WORKERS` overrides).
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 from multiprocessing import resource_tracker
 from pathlib import Path
 
@@ -69,15 +70,22 @@ def summarise_ranks(
         return [results[r] for r, _ in jobs]
     # Fresh interpreters: the viewer's threads must not be forked into the workers.
     pool = executor or ProcessPoolExecutor(workers, multiprocessing.get_context("spawn"))
+    given = dict(jobs)
+    # A cluster's workers run elsewhere, from another folder: they get absolute paths.
+    where = {rank: os.path.abspath(path) if executor else path for rank, path in jobs}
     try:
-        futures = {pool.submit(summarise_rank, rank, path, use_cache): rank for rank, path in jobs}
+        futures = {
+            pool.submit(summarise_rank, rank, where[rank], use_cache): rank for rank, _ in jobs
+        }
         for future in as_completed(futures):
             rank = futures[future]
             try:
-                results[rank] = future.result()
+                results[rank] = replace(future.result(), path=given[rank])
             except BrokenProcessPool:  # a worker killed (out of memory, say): that rank fails
-                path = dict(jobs)[rank]
-                results[rank] = RankFailed(rank, path, f"{path}: its worker process died")
+                results[rank] = RankFailed(rank, given[rank], f"{given[rank]}: its worker died")
+            except Exception as e:  # a cluster's: its workers died running it, or it was lost
+                why = f"its worker failed ({type(e).__name__}: {e})"
+                results[rank] = RankFailed(rank, given[rank], f"{given[rank]}: {why}")
             if done is not None:
                 done(len(results), len(jobs))
     finally:
