@@ -141,7 +141,7 @@ def test_at_a_terminal_a_bare_path_opens_the_app_from_make_app(monkeypatch, argv
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr("tui.commands.view.enough_memory", lambda *a, **k: True)
     assert cli.main(argv) == 0
-    [(opened, cache, shown_as, _workers, second)] = made
+    [(opened, cache, shown_as, _workers, second, _executor)] = made
     assert (Path(opened).name, second) == (path, new)
     # A bundled example is named in the header, not by its path inside the package.
     assert (shown_as is not None) == (argv in ([], ["--sample", "cpu"]))

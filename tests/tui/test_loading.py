@@ -93,11 +93,11 @@ async def test_a_rank_sets_load_shows_the_time_left(tmp_path, monkeypatch):
     write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
     real, seen = loading_module.summarise_ranks, threading.Event()
 
-    def slow(ranks, workers, use_cache, done):
+    def slow(ranks, workers, use_cache, executor, done):
         time.sleep(1.1)
         done(1, len(ranks.files))
         seen.wait(10)
-        return real(ranks, workers, use_cache, done=done)
+        return real(ranks, workers, use_cache, executor, done=done)
 
     monkeypatch.setattr(loading_module, "summarise_ranks", slow)
     app = make_app(tmp_path)

@@ -52,7 +52,7 @@ def _sides(
         ),
         Column(
             f"{key}_new",
-            "NEW",
+            f"{header} NEW",
             lambda r: get(r.new) or 0,
             lambda r, _: duration(get(r.new)),
             f"{json_key}.new",
@@ -60,7 +60,7 @@ def _sides(
         ),
         Column(
             f"{key}_change",
-            "Change",
+            f"{header} change",
             lambda r: change(r) or 0,
             lambda r, _: signed(r),
             f"{json_key}.change",
@@ -73,7 +73,7 @@ RANK_CHANGES: Table[RankChange] = Table(
     "rank_changes",
     (
         Column("rank", "Rank", lambda r: r.rank, lambda r, _: str(r.rank), "rank"),
-        *_sides("step", "Step (median)", lambda r: r.step_median_ns, "step_median_ns"),
+        *_sides("step", "Step", lambda r: r.step_median_ns, "step_median_ns"),
         Column(
             "step_pct",
             "Step %",
@@ -92,14 +92,14 @@ RANK_CHANGES: Table[RankChange] = Table(
         ),
         Column(
             "busy_new",
-            "NEW",
+            f"{v.GPU_BUSY} NEW",
             lambda r: _busy(r.new) or 0.0,
             lambda r, _: _pct(_busy(r.new)),
             "gpu_busy_fraction.new",
             json_value=lambda r: _busy(r.new),
         ),
         *_sides("comm", "Comm", lambda r: r.stats.communication_ns, "communication_ns"),
-        *_sides("exposed", "Exposed comm", lambda r: r.stats.exposed_comm_ns, "exposed_comm_ns"),
+        *_sides("exposed", "Exposed", lambda r: r.stats.exposed_comm_ns, "exposed_comm_ns"),
     ),
     "step_pct",
 )

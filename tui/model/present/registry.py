@@ -9,6 +9,7 @@ from .diff_tables import DIFF_TABLES, HEADLINES
 from .graph_table import GRAPH_NODES
 from .kernel_table import KERNELS
 from .op_table import OPS, SHAPES
+from .rank_diff_report import RANK_CHANGES
 from .rank_tables import COLLECTIVES, MATRIX, RANKS
 from .roofline_table import ROOFLINE
 from .step_table import STEPS
@@ -26,6 +27,7 @@ TABLES: tuple[Table[Any], ...] = (
     RANKS,
     MATRIX,
     COLLECTIVES,
+    RANK_CHANGES,
     ROOFLINE,
     GRAPH_NODES,
     TREE,
