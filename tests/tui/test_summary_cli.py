@@ -290,3 +290,38 @@ def test_text_lists_the_longest_steps_json_lists_them_all(tmp_path):
     assert f"Steps (30; the {STRIP_STEPS} longest by CPU time" in text.stdout
     both = run("summary", "--format", "json", str(path))
     assert len(json.loads(both.stdout)["steps"]) == STRIP_STEPS + 6
+
+
+def test_follow_logs_each_trace_as_it_completes_and_stops_on_ctrl_c(tmp_path):
+    import gzip
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.tui.helpers import ROOT
+
+    whole = (DATA / "gpu_streams.json").read_bytes()
+    (tmp_path / "first.json").write_bytes(whole)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", "summary", "--follow", str(tmp_path), "--interval", "0.1"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith(f"following {tmp_path}")
+        assert " first.json: 0 steps, median step -, GPU busy " in proc.stdout.readline()
+        cut = tmp_path / "second.json.gz"
+        packed = gzip.compress(whole)
+        cut.write_bytes(packed[: len(packed) // 2])  # being written
+        time.sleep(1.0)
+        cut.write_bytes(packed)
+        line = proc.stdout.readline()
+        assert " second.json.gz: " in line and "ended early" not in line
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0 and "Traceback" not in err and out == ""

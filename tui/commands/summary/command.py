@@ -12,6 +12,7 @@ from tui.commands.command import CommandError, add_format, warn
 from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load, rank_set
 from tui.commands.summary import graphs, ranks, roofline, table, tree
 from tui.commands.summary.capture import capture_trace
+from tui.commands.summary.follow import follow
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
@@ -134,12 +135,28 @@ class SummaryCommand:
             help="the trace of the graph-capture phase (or TraceLens's execution_details.json "
             "naming it): graph replays take the FLOPs and bytes of the ops it captured",
         )
+        parser.add_argument(
+            "--follow",
+            action="store_true",
+            help="a folder a running job writes traces into: one line per trace (the newest, "
+            "then each new one once complete: steps, median step, GPU busy, verdict) until "
+            "ctrl+c",
+        )
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=2.0,
+            metavar="S",
+            help="--follow: seconds between looks at the folder (default 2)",
+        )
         add_load_flags(parser)
         add_cluster_flag(parser)
 
     def run(self, args: argparse.Namespace) -> int:
         view = _checked_view(args)
         path = chosen_headless(args)
+        if args.follow:
+            return follow(path, args)
         found, why = rank_set(path)
         if why is not None:
             warn(why)
