@@ -12,6 +12,7 @@ COMMANDS: list[Registered] = [
     Registered("info", "tui.commands.info:InfoCommand"),
     Registered("summary", "tui.commands.summary:SummaryCommand"),
     Registered("diff", "tui.commands.diff:DiffCommand"),
+    Registered("mcp", "tui.commands.mcp:McpCommand"),
 ]
 
 __all__ = ["COMMANDS", "Command", "Registered"]

@@ -1,0 +1,96 @@
+"""`trace-tui mcp` as a coding agent meets it: started as a process, spoken to with the MCP SDK's
+own client; every tool answers what the matching command prints as JSON."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from tests.conftest import DATA, SHARED
+from tests.tui.helpers import ROOT, run
+
+mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+TRACE = SHARED / "hta" / "a100_simple_add.json.gz"
+BASE = SHARED / "hta" / "trace_compare_base_rank1.json.gz"
+NEW = SHARED / "hta" / "trace_compare_test_rank1.json.gz"
+RANKS = SHARED / "param" / "dlrm_kineto_ws8"
+
+
+def _cli(*args: str) -> object:
+    done = run(*args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch):
+    if not TRACE.exists():
+        pytest.skip(f"{TRACE} is not here (the shared traces are not checked out)")
+    cache = str(tmp_path / "cache")
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", cache)
+    trace, base, new, ranks = str(TRACE), str(BASE), str(NEW), str(RANKS)
+    calls = {
+        "info": ({"path": trace}, ["info", trace, "--json"]),
+        "summary": ({"path": trace}, ["summary", trace, "--format", "json", "--top", "10"]),
+        "ops": (
+            {"path": trace, "sort": "calls", "top": 5},
+            ["summary", trace, "--format", "json", "--top", "5", "--sort", "calls"],
+        ),
+        "kernels": (
+            {"path": trace, "top": 3},
+            ["summary", trace, "--kernels", "--format", "json", "--top", "3"],
+        ),
+        "tree": (
+            {"path": trace, "depth": 3},
+            ["summary", trace, "--tree", "--format", "json", "--depth", "3"],
+        ),
+        "roofline": ({"path": trace}, ["summary", trace, "--roofline", "--format", "json"]),
+        "graphs": ({"path": trace}, ["summary", trace, "--graphs", "--format", "json"]),
+        "diff": ({"base": base, "new": new}, ["diff", base, new, "--format", "json"]),
+        "ranks": (
+            {"folder": ranks, "top": 3},
+            ["summary", ranks, "--format", "json", "--top", "3"],
+        ),
+    }
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "tui", "mcp"],
+        cwd=str(ROOT),
+        env={"TRACE_TUI_CACHE_DIR": cache, "PATH": "/usr/bin:/bin"},
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        listed = {t.name for t in (await session.list_tools()).tools}
+        assert listed == {*calls, "slice_at"}
+        for name, (arguments, argv) in calls.items():
+            answer = await session.call_tool(name, arguments)
+            assert not answer.isError, (name, answer.content)
+            assert json.loads(answer.content[0].text) == _cli(*argv), name
+        # A slice's details: the lane and time of the trace's first kernel.
+        lanes = _cli("info", trace, "--json")["lanes"]
+        stream = next(lane["name"] for lane in lanes if lane["kind"] == "gpu" and lane["slices"])
+        shown = await session.call_tool("slice_at", {"path": trace, "lane": stream, "time_ns": 0})
+        assert shown.isError  # nothing runs on the GPU at the trace's first nanosecond
+        bad = await session.call_tool("summary", {"path": str(DATA / "not_there.json")})
+        assert bad.isError and bad.content[0].text.endswith(
+            "not_there.json: no such file or folder"
+        )
+        limited = await session.call_tool("ops", {"path": trace, "top": 100_000})
+        assert len(json.loads(limited.content[0].text)["rows"]) <= 200
+
+
+def test_slice_at_gives_the_innermost_slice_and_its_details():
+    from tui.commands import mcp as server
+
+    found = server.slice_at(str(DATA / "gpu_streams.json"), "stream 7", 30_000)
+    assert found["lane"] == "stream 7" and found["details"]["name"] == "gemm_kernel<float, 128>"
+    assert found["details"]["issuing op"] == "aten::mm"
+    inner = server.slice_at(str(DATA / "gpu_streams.json"), "thread 7", 8_000)
+    assert inner["details"]["name"] == "cudaLaunchKernel"  # under aten::mm, the deepest
+    with pytest.raises(ValueError, match="no lane named 'stream 99'; the lanes: thread 7"):
+        server.slice_at(str(DATA / "gpu_streams.json"), "stream 99", 0)

@@ -1,0 +1,193 @@
+"""`trace-tui mcp`: the analyses served over the Model Context Protocol (stdio), for a coding
+agent on the same box, with the official `mcp` SDK (the optional `mcp` extra).
+
+Each tool answers with the JSON the matching command prints (`summary --format json` and its
+views, `diff --format json`, `info --json`): it runs that command here and returns what it wrote,
+so the two cannot differ. Rows are capped (`top`, at most MAX_ROWS) to keep replies small. A
+command's one-line error is the tool's error. Models stay cached between calls (the model cache),
+so a second question about a trace does not read it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+from typing import Any
+
+import numpy as np
+import orjson
+
+from tui.commands.command import CommandError
+from tui.model.errors import TraceError
+from tui.model.present.details import slice_details
+from tui.model.text import printable
+from tui.model.trace import Trace
+
+MAX_ROWS = 200
+NAME = "trace-tui"
+
+
+class McpCommand:
+    name = "mcp"
+    help = "serve the analyses to coding agents over MCP (stdio)"
+    description = (
+        "Serve summary, ops, kernels, tree, roofline, graphs, diff, the rank table and a "
+        "slice's details as Model Context Protocol tools over stdio (needs the mcp extra: "
+        "pip install 'trace-tui[mcp]')."
+    )
+
+    def prepare_parser(self, parser: argparse.ArgumentParser) -> None:
+        pass
+
+    def run(self, args: argparse.Namespace) -> int:
+        server(args).run("stdio")
+        return 0
+
+
+def server(args: argparse.Namespace | None = None) -> Any:
+    """The MCP server with every tool registered."""
+    try:
+        from mcp.server.fastmcp import FastMCP
+    except ImportError:
+        raise CommandError(
+            "mcp needs the Model Context Protocol SDK: pip install 'trace-tui[mcp]'", 2
+        ) from None
+    mcp = FastMCP(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
+    for tool in (info, summary, ops, kernels, tree, roofline, graphs, diff, ranks, slice_at):
+        mcp.tool()(tool)
+    return mcp
+
+
+INSTRUCTIONS = (
+    "Answers about PyTorch profiler traces (Chrome JSON, .json or .json.gz, or a folder of one "
+    "job's rank traces) on this machine. Start with `summary` (the verdict: what bounds the "
+    "step, with its evidence and next steps), then `ops`, `kernels`, `tree`, `roofline`; "
+    "`diff` compares two traces or two rank folders; `ranks` finds the slow rank. Paths are "
+    "this machine's; times are ns from the trace start unless named otherwise."
+)
+
+
+def _rows(top: int) -> str:
+    return str(max(1, min(top, MAX_ROWS)))
+
+
+def _command(name: str, *argv: str) -> Any:
+    """Run `trace-tui NAME ARGV` here and return the JSON it printed; its error line (a usage
+    error's too) is the tool's error."""
+    from tui.commands import COMMANDS
+
+    command = next(c for c in COMMANDS if c.name == name).load()
+    parser = argparse.ArgumentParser(prog=f"trace-tui {name}", exit_on_error=False)
+    command.prepare_parser(parser)
+    out, err = io.BytesIO(), io.StringIO()
+    text = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    with contextlib.redirect_stdout(text), contextlib.redirect_stderr(err):
+        try:
+            command.run(parser.parse_args(argv))
+        except CommandError as e:
+            raise ValueError(printable(str(e))) from None
+        except argparse.ArgumentError as e:
+            raise ValueError(f"trace-tui {name}: {e}") from None
+        except SystemExit:  # argparse's other usage errors, said on stderr
+            lines = [line for line in err.getvalue().splitlines() if line.strip()]
+            raise ValueError(lines[-1] if lines else f"trace-tui {name}: bad arguments") from None
+        text.flush()
+    return orjson.loads(out.getvalue())
+
+
+def info(path: str) -> Any:
+    """What a trace (or folder) holds, as loaded: its kind, devices, lanes, counts and health.
+    Loading caches the model, so later questions about the same file are fast."""
+    return _command("info", path, "--json")
+
+
+def summary(path: str, step: int | None = None, top: int = 10) -> Any:
+    """The verdict for the trace (or one ProfilerStep#N with `step`): what bounds it (overhead,
+    compute, communication, data loading, syncs, copies) with its evidence, GPU time by kind,
+    idle time by cause, every step's verdict, the next steps (recommendations), and the top
+    `top` ops. For a folder of rank traces: the rank table (see `ranks`)."""
+    extra = () if step is None else ("--step", str(step))
+    return _command("summary", path, "--format", "json", "--top", _rows(top), *extra)
+
+
+def ops(path: str, sort: str | None = None, top: int = 20, by_shape: bool = False) -> Any:
+    """The op table, torch's key_averages() rebuilt from the trace (Self CPU, CPU total, Self
+    CUDA, CUDA total, calls, memory), sorted by `sort` (self_cuda by default), `top` rows;
+    `by_shape` splits each op by its input shapes."""
+    extra = ("--sort", sort) if sort else ()
+    shape = ("--by-shape",) if by_shape else ()
+    return _command("summary", path, "--format", "json", "--top", _rows(top), *extra, *shape)
+
+
+def kernels(path: str, sort: str | None = None, top: int = 20) -> Any:
+    """The GPU kernel table: calls, total, min, max GPU time per kernel name."""
+    extra = ("--sort", sort) if sort else ()
+    return _command("summary", path, "--kernels", "--format", "json", "--top", _rows(top), *extra)
+
+
+def tree(path: str, view: str | None = None, depth: int = 6) -> Any:
+    """Where the time goes as a call tree (Python frames, modules, annotations, ops), by GPU
+    time where the trace has GPU work; `view`: top-down, bottom-up, modules, module classes."""
+    extra = ("--view", view) if view else ()
+    depth_arg = str(max(1, min(depth, 20)))
+    return _command("summary", path, "--tree", "--format", "json", "--depth", depth_arg, *extra)
+
+
+def roofline(path: str, top: int = 20) -> Any:
+    """FLOPs, bytes, achieved TFLOP/s and TB/s and % of the device's peak per op and input
+    shapes (traces recorded with record_shapes=True)."""
+    return _command("summary", path, "--roofline", "--format", "json", "--top", _rows(top))
+
+
+def graphs(path: str, top: int = 20) -> Any:
+    """The CUDA/HIP graphs replayed, each with its kernels per graph node."""
+    return _command("summary", path, "--graphs", "--format", "json", "--top", _rows(top))
+
+
+def diff(base: str, new: str, top: int = 20) -> Any:
+    """What changed from BASE to NEW (two traces: step time, GPU busy, idle by cause, the op,
+    kernel and region tables by the largest change; two folders of rank traces: each rank's
+    step, GPU busy and communication, the ranks that regressed most, the stragglers)."""
+    return _command("diff", base, new, "--format", "json", "--top", _rows(top))
+
+
+def ranks(folder: str, top: int = 20) -> Any:
+    """The rank table of a folder of one job's rank traces: per rank its steps, GPU busy,
+    communication, wait in collectives and own work; the straggler and the slowest rank; the
+    rank x step matrix and the collectives that waited longest (`top` of them)."""
+    return _command("summary", folder, "--format", "json", "--top", _rows(top))
+
+
+def slice_at(path: str, lane: str, time_ns: int) -> Any:
+    """The slice on `lane` (a lane's name as `info` lists them, e.g. "stream 7" or
+    "thread 1 (python3)", or its index) at `time_ns` (ns from the trace start): the innermost
+    one covering that time, with everything the viewer's details panel says about it."""
+    from tui.commands.loading import load
+
+    try:  # through the model cache, as every other tool
+        trace = load(argparse.Namespace(no_cache=False, yes=True, workers=None), path)
+    except CommandError as e:
+        raise ValueError(str(e)) from None
+    found = [x for x in trace.lanes if x.name == lane or str(x.index) == lane]
+    if not found:
+        names = ", ".join(printable(x.name) for x in trace.lanes[:12])
+        raise ValueError(f"no lane named {printable(lane)!r}; the lanes: {names}")
+    row = _innermost(trace, found[0].lo, found[0].hi, time_ns)
+    if row < 0:
+        raise ValueError(f"no slice on {printable(lane)} at {time_ns} ns")
+    try:
+        details = slice_details(trace, row)
+    except TraceError as e:
+        raise ValueError(str(e)) from None
+    return {"lane": found[0].name, "row": row, "details": dict(details)}
+
+
+def _innermost(trace: Trace, lo: int, hi: int, t: int) -> int:
+    """The deepest slice of rows [lo, hi) covering time `t` (-1: none)."""
+    s = trace.slices
+    start, end = s.start[lo:hi], s.start[lo:hi] + np.maximum(s.dur[lo:hi], 1)
+    covering = np.flatnonzero((start <= t) & (t < end))
+    if not len(covering):
+        return -1
+    return lo + int(covering[np.argmax(s.depth[lo:hi][covering])])
