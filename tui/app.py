@@ -11,7 +11,8 @@ from typing import ClassVar
 from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 
-from tui.model.analysis.diff import TraceDiff
+from tui.following import Following
+from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
 from tui.model.text import printable
@@ -35,6 +36,7 @@ class TraceApp(KeysFollowFocus):
     # q and ? are every screen's (keys.COMMON): the footer shows them after the pane's keys.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
+        Binding("F", "newest", "Open the newest trace (--follow)"),
     ]
 
     def __init__(
@@ -47,12 +49,16 @@ class TraceApp(KeysFollowFocus):
         notice: str | None = None,
         new: str | None = None,
         executor: Executor | None = None,
+        follow: float | None = None,
     ) -> None:
         super().__init__()
         self.path, self.cache, self.shown_as = path, cache, shown_as
         self.ranks = ranks  # a folder of one job's rank traces
         self.load_workers = workers  # processes that read the rank set, or one big trace
         self.rank_executor = executor  # a cluster's, to summarise the rank set on (--cluster)
+        # --follow: the folder, looked at every `follow` seconds for new traces
+        self.following = Following(self, path, follow) if follow is not None else None
+        self._follow_from: tuple[Trace, tuple[int, int]] | None = None  # where F was pressed
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         # Two traces to compare: BASE (`path`) shows first, NEW loads behind it.
         self.pair = Pair() if new is not None else None
@@ -93,6 +99,8 @@ class TraceApp(KeysFollowFocus):
         return self.pair.changes if self.pair is not None else None
 
     def on_mount(self) -> None:
+        if self.following is not None:
+            self.following.start()
         if self.notice is not None:
             self.notify(self.notice, timeout=8, markup=False)
         what = Load(
@@ -106,6 +114,36 @@ class TraceApp(KeysFollowFocus):
             self.rank_executor,
         )
         self.push_screen(LoadScreen(what))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "newest":  # listed only while there is a newer trace to open
+            return self.following is not None and bool(self.following.newer)
+        return True
+
+    async def action_newest(self) -> None:
+        """F (--follow): the newest trace, at the step and place shown; for a rank folder, the
+        rank table again over each rank's newest trace."""
+        if self.following is None:
+            return
+        if self.ranks is not None:
+            ranks = self.following.ranks()
+            if ranks is not None:
+                while self._rank_screen is not None and self.screen is not self._rank_screen:
+                    await self.pop_screen()  # a rank's timeline: back to the table it is over
+                self.ranks, self._rank_screen = ranks, None
+                what = Load(ranks.folder, self.cache, self.load_workers, self.cancelled,
+                            ranks=ranks, executor=self.rank_executor)  # fmt: skip
+                await self.switch_screen(LoadScreen(what))
+            return
+        path = self.following.take()
+        if path is None:
+            return
+        here = self.screen
+        if isinstance(here, TraceScreen):
+            self._follow_from = (here.trace, here.timeline.window)
+        self.shown_as = None
+        load = Load(str(path), self.cache, self.load_workers, self.cancelled)
+        await self.switch_screen(LoadScreen(load))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.screen))
@@ -153,6 +191,10 @@ class TraceApp(KeysFollowFocus):
         if rank is not None:
             self.sub_title = printable(f"rank {rank}: {trace.path}")
         await self.switch_screen(screen)
+        if self._follow_from is not None:  # F: the same step and place in the newer trace
+            (before, window), self._follow_from = self._follow_from, None
+            screen.timeline.set_window(aligned_window(before, trace, window))
+            self.sub_title = printable(trace.path)
         kept, self._keep_window = self._keep_window, None
         if kept is not None:
             screen.show_time(kept)

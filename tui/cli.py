@@ -28,9 +28,11 @@ def make_app(
     workers: int | None = None,
     new: str | Path | None = None,
     executor: Executor | None = None,
+    follow: float | None = None,
 ) -> TraceApp:
     """The viewer for one trace, for a folder of one job's rank traces (its rank table), or for
-    two traces to compare, BASE `path` and `new` (tests drive this with Pilot)."""
+    two traces to compare, BASE `path` and `new` (tests drive this with Pilot); `follow`: the
+    seconds between looks for new traces in the folder `path` (--follow)."""
     from tui.app import TraceApp
 
     if new is not None:
@@ -40,7 +42,9 @@ def make_app(
         from tui.model.passes.ranks import prepare_pool
 
         prepare_pool()
-    return TraceApp(str(path), cache, shown_as, ranks, workers, notice, executor=executor)
+    return TraceApp(
+        str(path), cache, shown_as, ranks, workers, notice, executor=executor, follow=follow
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -58,3 +58,18 @@ def test_new_traces_come_oldest_first_and_other_json_is_not_one(tmp_path):
     (tmp_path / "config.json").write_text('{"lr": 0.1}')
     watch.poll()
     assert watch.poll() == [tmp_path / "b.json", tmp_path / "a.json"]
+
+
+def test_a_trace_being_written_as_the_watch_starts_is_new_not_the_newest(tmp_path):
+    shutil.copy(TRACE, tmp_path / "done.json")
+    writing = tmp_path / "writing.json"
+    writing.write_bytes(TRACE.read_bytes()[:500])
+    _touch_later(writing)
+    watch = Watch(tmp_path)
+    assert watch.newest == tmp_path / "done.json" and watch.unsettled() == set()
+    watch.poll()
+    assert watch.unsettled() == {writing}
+    writing.write_bytes(TRACE.read_bytes())
+    _touch_later(writing, 9)
+    watch.poll()
+    assert watch.poll() == [writing] and watch.unsettled() == set()

@@ -19,6 +19,7 @@ from tui.commands.loading import (
     enough_memory,
     rank_set,
 )
+from tui.following import INTERVAL_S
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.source import max_stream_bytes
@@ -44,6 +45,19 @@ class ViewCommand:
             action="store_true",
             help="list the traces in the folder, newest first, and exit",
         )
+        parser.add_argument(
+            "--follow",
+            action="store_true",
+            help="the folder a running job writes traces into: open its newest trace (or rank "
+            "set) and say when a newer one is complete; F opens it at the same step and place",
+        )
+        parser.add_argument(
+            "--interval",
+            type=float,
+            default=INTERVAL_S,
+            metavar="S",
+            help=f"--follow: seconds between looks at the folder (default {INTERVAL_S:g})",
+        )
         add_load_flags(parser)
         add_cluster_flag(parser)
 
@@ -63,13 +77,18 @@ class ViewCommand:
             raise CommandError(
                 "the viewer needs a terminal; for text output use: trace-tui info FILE", 2
             )
+        if args.follow and (args.new is not None or not Path(path).is_dir()):
+            raise CommandError("--follow needs one folder (where the job writes its traces)", 2)
         if not enough_memory(path, args, ask=True):
             return 1
         from tui.cli import make_app  # the app factory (tests build the app with it too)
 
         ranks = rank_set(path)[0] if args.new is None else None
         with cluster_executor(args.cluster, ranks) as executor:
-            app = make_app(path, cache_for(args), shown_as, args.workers, args.new, executor)
+            follow = args.interval if args.follow else None
+            app = make_app(
+                path, cache_for(args), shown_as, args.workers, args.new, executor, follow
+            )
             app.run()
         if app.load_error is not None:
             raise CommandError(app.load_error)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,9 +74,13 @@ class RankFiles:
         return out
 
 
-def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
-    """The folder's rank traces, or None when it is not a rank set (fewer than two ranks)."""
+def rank_files(
+    folder: str | os.PathLike[str], unsettled: Collection[Path] = ()
+) -> RankFiles | None:
+    """The folder's rank traces, or None when it is not a rank set (fewer than two ranks);
+    none of the `unsettled` files (traces still being written: ingest/watch.py)."""
     traces, others = folder_members(folder)  # newest first
+    traces = [m for m in traces if m.path not in unsettled]
     files: dict[int, Path] = {}
     unranked: list[Path] = []
     older = 0

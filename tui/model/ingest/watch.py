@@ -2,16 +2,20 @@
 steps): its traces as each is complete, never one still being written.
 
 A new file is complete once its size and modification time held from one look to the next and
-it reads to its end: a JSON file's last byte that is not white space closes its top-level value,
-and a gzip file's stream reaches its trailer (decompressed through, once).
+it reads to its end: a JSON file parses through (its top-level value closes: a file cut after
+one event's `}` does not), and a gzip file's stream reaches its trailer (decompressed through,
+once).
 """
 
 from __future__ import annotations
 
+import mmap
 import os
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from ..errors import TraceError
 from .formats import CHROME_JSON, guess, list_traces, read_head
@@ -37,15 +41,20 @@ def complete(path: Path) -> bool:
                 if inflate.eof:
                     break
             return inflate.eof and tail.rstrip().endswith((b"}", b"]"))
-        size = f.seek(0, os.SEEK_END)
-        f.seek(max(0, size - 64))
-        return f.read().rstrip().endswith((b"}", b"]"))
+        if f.seek(0, os.SEEK_END) == 0:
+            return False
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            try:  # parsed through, nothing built: 0.3 s for 300 MB
+                msgspec.json.decode(view, type=msgspec.Raw)
+            except msgspec.DecodeError:
+                return False
+            return True
 
 
 @dataclass
 class Watch:
     """New traces in `folder`, oldest first, each once, once complete. Those there when the
-    watch starts are not new: `newest` gives the newest of them."""
+    watch starts are not new: `newest` gives the newest complete one of them."""
 
     folder: Path
     known: set[Path] = field(default_factory=set)  # taken, or there at the start
@@ -54,12 +63,20 @@ class Watch:
     newest: Path | None = None
 
     def __post_init__(self) -> None:
-        traces = list_traces(self.folder)
-        self.newest = traces[0] if traces else None
         self.known = set(self._candidates())
+        # The job may be writing the newest one now: it is new, and the one before it shown.
+        for path in list_traces(self.folder):
+            if complete(path):
+                self.newest = path
+                break
+            self.known.discard(path)
 
     def _candidates(self) -> list[Path]:
         return [p for p in self.folder.iterdir() if p.name.endswith(_SUFFIXES) and p.is_file()]
+
+    def unsettled(self) -> set[Path]:
+        """The new files not complete yet (being written, or cut)."""
+        return set(self.pending) | set(self.cut)
 
     def poll(self) -> list[Path]:
         """The traces complete since the last poll, oldest first."""

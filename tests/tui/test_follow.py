@@ -1,0 +1,80 @@
+"""`trace-tui --follow DIR`: a newer trace a job writes is said once it is complete, and `F`
+opens it at the same step and place; a rank folder's table comes back over the newest traces."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from tests.bench.make_rank_set import write_rank_set
+from tests.model.test_diff import step_trace
+from tui.cli import make_app
+from tui.screens.ranks import RankScreen
+from tui.screens.trace import TraceScreen
+
+
+def _later(path, seconds):
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + seconds * 10**9))
+
+
+async def _until(pilot, test, tries=100):
+    for _ in range(tries):
+        if test():
+            return True
+        await pilot.pause(0.05)
+    return False
+
+
+async def test_a_newer_trace_is_said_when_complete_and_f_opens_it_at_the_same_step(tmp_path):
+    step_trace(tmp_path / "run.1.json", [("k_add", 10.0)], steps=4)
+    app = make_app(tmp_path, follow=0.05)
+    async with app.run_test(size=(120, 30)) as pilot:
+        assert await _until(pilot, lambda: isinstance(app.screen, TraceScreen))
+        first = app.screen
+        assert first.trace.path.endswith("run.1.json")
+        first.timeline.set_window((200_000, 250_000))  # in the third step
+        assert "F" not in first.active_bindings  # nothing newer yet
+        newer = tmp_path / "run.2.json"
+        step_trace(tmp_path / "whole.tmp", [("k_mul", 20.0)], steps=4)
+        whole = (tmp_path / "whole.tmp").read_bytes()
+        newer.write_bytes(whole[: len(whole) // 2])  # being written: not said
+        _later(newer, 5)
+        await pilot.pause(0.5)
+        assert not app.following.newer, [n.message for n in app._notifications]
+        newer.write_bytes(whole)
+        _later(newer, 10)
+        assert await _until(pilot, lambda: app.following.newer)
+        assert "run.2.json" in list(app._notifications)[-1].message
+        await pilot.pause()
+        assert first.active_bindings["F"].enabled
+        await pilot.press("F")
+        assert await _until(
+            pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen is not first
+        )
+        shown = app.screen
+        assert shown.trace.path.endswith("run.2.json")
+        assert shown.timeline.window == (200_000, 250_000)  # the same place in the same step
+        assert not app.following.newer
+
+
+async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
+    write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
+    app = make_app(tmp_path, follow=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await _until(pilot, lambda: isinstance(app.screen, RankScreen))
+        before = app.ranks.files
+        later = tmp_path / "later"
+        write_rank_set(later, ranks=3, steps=2, slow_rank=2, slow_step=1)
+        for f in sorted(later.iterdir()):
+            moved = tmp_path / f.name.replace("rank", "rank_b")
+            shutil.move(f, moved)
+            _later(moved, 30)
+        assert await _until(pilot, lambda: len(app.following.newer) == 3)
+        await pilot.press("F")
+        assert await _until(
+            pilot, lambda: isinstance(app.screen, RankScreen) and app.ranks.files != before
+        )
+        assert all("rank_b" in p.name for p in app.ranks.files.values())
+        assert await _until(pilot, lambda: app.screen.query("RankView"))
+        assert app.screen.query_one("RankView").report.straggler == 2
