@@ -83,3 +83,17 @@ async def test_flame_keys_move_zoom_and_highlight(trace):  # noqa: F811
         await pilot.press("f")  # back to the tree
         await built(app, pilot)
         assert not pane.has_class("flame") and app.focused is pane.query_one("#calls")
+
+
+async def test_a_build_landing_on_a_pane_being_taken_apart_is_dropped(trace):  # noqa: F811
+    """Seen once in a burst of keys (`S S u T e Tab f w`): the build came back while the pane
+    was being removed, its head already gone: NoMatches on the error screen."""
+    async with loaded(trace.path, (120, 40)) as (pilot, app):
+        await pilot.press("T")
+        await built(app, pilot)
+        pane = app.query_one(TreePane)
+        calls = pane.calls
+        await pane.query_one("#tree-head").remove()  # the first part taken away
+        pane._built(pane.generation, calls)
+        await pilot.pause()
+        assert not app.shown_errors

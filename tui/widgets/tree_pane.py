@@ -111,7 +111,9 @@ class TreePane(Pane):
     @guarded
     def _built(self, generation: int, found: CallTree) -> None:
         trees = self.query("#calls")
-        if not trees or generation != self.generation:
+        # A pane closed while it built is being taken apart, a part at a time: drop the build.
+        parts = (trees, self.query("#tree-head"), self.query(FlameView))
+        if not all(parts) or generation != self.generation or not self.is_attached:
             return
         widget: Tree[int] = trees.first(Tree)
         self.calls = found
