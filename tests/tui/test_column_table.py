@@ -75,3 +75,25 @@ def test_one_line_is_justified_as_rich_justifies_it():
     assert _laid_out(Text("ab", justify="left"), 5).plain == "ab   "
     assert _laid_out(Text("ab", justify="center"), 5).plain == " ab  "
     assert _laid_out(Text("ab"), 5).plain == "ab"
+
+
+async def test_no_column_is_shown_cut_at_the_right_edge_and_end_goes_to_the_last_row():
+    """A cut number reads as another (`3.08 ms` cut to `3.0`): the cut column stays blank."""
+    import re
+
+    async with loaded(DATA / "gpu_streams.json", (70, 30)) as (pilot, app):
+        await pilot.press("t")
+        await pilot.pause()
+        table = app.query_one("StatsTable")
+        headers = {str(c.label) for c in table.columns.values()}
+        for _ in range(3):
+            shown = re.split(r"\s{2,}", table.render_line(0).text.strip())
+            assert shown and set(shown) <= headers, shown
+            rows = [table.render_line(y).text.rstrip() for y in range(1, table.row_count + 1)]
+            assert all(len(r) <= len(table.render_line(0).text.rstrip()) + 1 for r in rows)
+            await pilot.press("right")
+            await pilot.pause()
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0

@@ -48,10 +48,11 @@ def test_the_help_lists_every_command_and_each_names_its_own_flags():
     for command in LOADED:
         assert f"    {command.name} " in top.stdout
     expected = {
-        "view": ["--list", "--no-cache", "--workers"],
+        "view": ["--list", "--no-cache", "--workers", "--follow", "--cluster"],
         "info": ["--json", "--yes"],
         "summary": [*VIEWS_AND_TABLES, "--format", "--sort", "--step", "--depth", "--peaks"],
-        "diff": ["--fail-on-regression", "--metric", "--format", "--top"],
+        "diff": ["--fail-on-regression", "--metric", "--format", "--top", "--cluster"],
+        "mcp": [],
     }
     assert [c.name for c in LOADED] == list(expected)
     for command in LOADED:
@@ -141,7 +142,8 @@ def test_at_a_terminal_a_bare_path_opens_the_app_from_make_app(monkeypatch, argv
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr("tui.commands.view.enough_memory", lambda *a, **k: True)
     assert cli.main(argv) == 0
-    [(opened, cache, shown_as, _workers, second, _executor)] = made
+    [(opened, cache, shown_as, _workers, second, _executor, follow)] = made
+    assert follow is None
     assert (Path(opened).name, second) == (path, new)
     # A bundled example is named in the header, not by its path inside the package.
     assert (shown_as is not None) == (argv in ([], ["--sample", "cpu"]))

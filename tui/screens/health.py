@@ -17,6 +17,7 @@ from tui.model.analysis.health import Finding, Health
 from tui.model.text import printable
 from tui.model.timescale import format_duration
 from tui.model.trace import Trace
+from tui.widgets.key_footer import KeyFooter
 
 
 class HealthScreen(ModalScreen[int | None]):
@@ -64,6 +65,7 @@ class HealthScreen(ModalScreen[int | None]):
         with Vertical():
             yield Static(head, id="head")
             yield OptionList(*options)
+        yield KeyFooter()  # its own keys, not those of the screen under it
 
     def _example(self, row: int) -> str:
         t = self.trace

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
 from tui.screens.keys import acting, describe_bindings
+from tui.widgets.key_footer import KeyFooter
 
 
 class HelpScreen(ModalScreen[None]):
@@ -45,3 +46,4 @@ class HelpScreen(ModalScreen[None]):
             text.append(f"\nMouse: {self.mouse}")
         with VerticalScroll():
             yield Static(text)
+        yield KeyFooter()  # its own keys, not those of the screen under it

@@ -13,16 +13,50 @@ compares the two on every table) and leaves anything else to Textual.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.strip import Strip
 from textual.widgets import DataTable
 
 _SegmentLines = list[list[Segment]]
 
 
 class ColumnTable(DataTable[Text]):
+    HELP_TITLE = "Table"  # its section of the help
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("left", "cursor_left", "The column before to the left edge", show=False),
+        Binding("right", "cursor_right", "The next column to the left edge", show=False),
+        # As in the stats pane's first tables: rows, in every table (Textual's End scrolled a
+        # row table to its last columns, the stats table went to its last row).
+        Binding("home", "first_row", "First row", show=False),
+        Binding("end", "last_row", "Last row", show=False),
+    ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Only the keys that can move from here (the help lists no key that does nothing)."""
+        if self.cursor_type == "row":
+            if action == "cursor_left":
+                return self.scroll_x > 0
+            if action == "cursor_right":
+                return self.scroll_x < self.max_scroll_x
+        if action == "first_row":
+            return self.cursor_row > 0 or self.scroll_y > 0
+        if action == "last_row":
+            return self.cursor_row < self.row_count - 1
+        return super().check_action(action, parameters)
+
+    def action_first_row(self) -> None:
+        self.move_cursor(row=0, animate=False)
+        self.scroll_to(y=0, animate=False)  # the columns stay scrolled where they are
+
+    def action_last_row(self) -> None:
+        self.move_cursor(row=max(self.row_count - 1, 0), animate=False)
+
     def action_cursor_left(self) -> None:
         if self.cursor_type == "row":
             self._by_column(-1)
@@ -44,6 +78,26 @@ class ColumnTable(DataTable[Text]):
             edges.append(x)
             x += width
         return edges
+
+    def render_line(self, y: int) -> Strip:
+        """The line, less any column cut by the right edge: a cut number reads as another
+        (`3.08 ms` cut to `3.0`), so the space it would take stays blank."""
+        strip = super().render_line(y)
+        if self.cursor_type != "row" or not self.ordered_columns:
+            return strip
+        widths = [c.get_render_width(self) for c in self.ordered_columns]
+        fixed = sum(widths[: self.fixed_columns])
+        x, right = fixed - round(self.scroll_x), fixed
+        for width in widths[self.fixed_columns :]:
+            x += width
+            if x > strip.cell_length:
+                break
+            right = max(right, x)
+        if right >= strip.cell_length or x <= strip.cell_length:
+            return strip  # every column shown whole (or none cut at the edge)
+        kept = strip.crop(0, right)
+        style = next((seg.style for seg in reversed(list(kept)) if seg.style), None)
+        return kept.extend_cell_length(strip.cell_length, style)
 
     @property
     def max_scroll_x(self) -> int:

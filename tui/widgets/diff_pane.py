@@ -111,7 +111,7 @@ class DiffPane(Pane):
     def compose(self) -> ComposeResult:
         yield Static(id="diff-head")
         yield TextBox(
-            [("enter", "Back to the table (the filter stays)")],
+            [("enter", "Back to the table (the filter stays)"), ("escape", "Back")],
             placeholder="filter names (/)",
             id="diff-filter",
             select_on_focus=False,

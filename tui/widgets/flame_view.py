@@ -58,8 +58,8 @@ class FlameView(Widget, can_focus=True):
         Binding("right", "across(1)", "Frame after", show=False),
         Binding("up", "caller", "Caller", show=False),
         Binding("down", "callee", "Heaviest callee", show=False),
-        Binding("enter", "zoom_in", "Zoom into the frame", show=False),
-        Binding("backspace", "zoom_out", "Zoom back out", show=False),
+        Binding("enter", "zoom_in", "Zoom in"),
+        Binding("backspace", "zoom_out", "Zoom out"),
     ]
 
     class FrameChosen(Message):

@@ -93,7 +93,9 @@ class RankView(Vertical):
         matrix = _RankTable(cursor_type="row", fixed_columns=1, id="matrix", classes="part")
         matrix.border_title = "Own work per step: step time less collective wait (* stands out)"
         yield matrix
-        collectives = _CollectiveTable(cursor_type="row", id="collectives", classes="part")
+        collectives = _CollectiveTable(
+            cursor_type="row", fixed_columns=1, id="collectives", classes="part"
+        )
         collectives.border_title = "Collectives by wait (all ranks)"
         yield collectives
 

@@ -110,7 +110,7 @@ class StatsPane(Pane):
         yield VerticalScroll(Static(Text(""), id="strip"), id="strip-box", can_focus=False)
         # Tab back into the filter edits it: it does not select (and so replace) what it holds.
         yield TextBox(
-            [("enter", "Back to the table (the filter stays)")],
+            [("enter", "Back to the table (the filter stays)"), ("escape", "Back")],
             placeholder="filter names",
             id="filter",
             select_on_focus=False,

@@ -48,8 +48,6 @@ class StatsTable(ColumnTable):
             Binding(str(n), f"sort_by({n - 1})", f"Sort by column {n}", show=False)
             for n in range(1, 10)
         ),
-        Binding("home", "first_row", "First row", show=False),
-        Binding("end", "last_row", "Last row", show=False),
     ]
 
     def __init__(self, names: ShownNames, *, id: str | None = None) -> None:
@@ -128,13 +126,6 @@ class StatsTable(ColumnTable):
         self.sort_key, self.sort_column = key, column
         self._fill(reveal=column)
         self.action_first_row()  # the new top rows are what a sort is pressed for
-
-    def action_first_row(self) -> None:
-        self.move_cursor(row=0, animate=False)
-        self.scroll_to(y=0, animate=False)  # the columns stay scrolled where they are
-
-    def action_last_row(self) -> None:
-        self.move_cursor(row=max(self.row_count - 1, 0), animate=False)
 
     def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
         event.stop()

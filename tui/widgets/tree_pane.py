@@ -45,10 +45,10 @@ class TreePane(Pane):
     HELP_TITLE = "Call tree"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("x", "toggle_weight", "CPU/GPU time"),
-        Binding("u", "next_view", "Top-down/bottom-up/modules/module classes"),
+        Binding("u", "next_view", "Next view"),
         Binding("v", "next_scope", "Tree scope"),
         Binding("f", "toggle_flame", "Tree / flame view"),
-        Binding("slash", "search", "Flame view: highlight frames", show=False),
+        Binding("slash", "search", "Highlight frames"),
         Binding("escape", "leave", "Close the tree", show=False),
     ]
 
@@ -81,7 +81,7 @@ class TreePane(Pane):
         yield tree
         yield FlameView(None, id="flame")
         yield TextBox(
-            [("enter", "Back to the flame view (the highlight stays)")],
+            [("enter", "Back to the flame view (the highlight stays)"), ("escape", "Back")],
             placeholder="highlight frames whose name holds…",
             id="flame-search",
             select_on_focus=True,
