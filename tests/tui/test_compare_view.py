@@ -114,3 +114,14 @@ async def test_at_80_columns_the_diff_pane_narrows_its_names_so_new_and_status_s
         await pilot.pause()
         names = [str(grid.get_row_at(k)[0]) for k in range(grid.row_count)]
         assert any(len(n) > 40 for n in names)  # room again: the name's first 48 cells
+
+
+async def test_a_filter_that_hides_every_row_says_so(pair):
+    async with loaded(pair[0], (120, 30), new=pair[1]) as (pilot, app):
+        await app.workers.wait_for_complete()
+        await pilot.press("D")
+        await pilot.pause()
+        await pilot.press("x", "slash", *"nccl", "enter")
+        await pilot.pause()
+        head = str(app.query_one("#diff-head").render())
+        assert "No kernel name holds “nccl”: edit or clear the filter." in head

@@ -186,6 +186,12 @@ class DiffPane(Pane):
         ]
         if row is not None:  # names are cut in the table: the one under the cursor in full
             lines.append(f"{row.status}: {row.name}")
+        elif shown == 0 and self.filter_text:  # as the stats pane says it
+            lines.append(
+                f"No {self.table[:-1]} name holds “{self.filter_text}”: edit or clear the filter."
+            )
+        elif shown == 0:
+            lines.append(f"No {self.table} in either trace: x shows the next table.")
         return Text("\n".join(printable(line) for line in lines))
 
     def action_next_table(self) -> None:
