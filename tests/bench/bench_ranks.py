@@ -12,17 +12,18 @@ from __future__ import annotations
 
 import argparse
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from tests.bench.make_rank_set import write_rank_set
 from tui.commands.cluster import cluster_executor
 from tui.model.analysis.rank_compare import compare
-from tui.model.ingest.rank_folder import rank_files
+from tui.model.ingest.rank_folder import RankFiles, rank_files
 from tui.model.passes.ranks import summarise_ranks
 
 
@@ -36,32 +37,41 @@ def main() -> None:
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        write_rank_set(folder, opts.ranks, opts.steps, 1, 1, opts.filler)
+        # Written by another process: this one's peak memory is then the passes' alone.
+        make = [sys.executable, str(Path(__file__).with_name("make_rank_set.py")), tmp]
+        extra = ["--slow-rank", "1", "--slow-step", "1", "--filler", str(opts.filler)]
+        subprocess.run([*make, "--ranks", str(opts.ranks), "--steps", str(opts.steps), *extra],
+                       check=True, stdout=subprocess.DEVNULL)  # fmt: skip
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"{opts.ranks} ranks, {size / opts.ranks / 1e6:.1f} MB each")
         ranks = rank_files(folder)
         assert ranks is not None
-        for workers in (int(w) for w in opts.workers.split(",")):
-            t = time.perf_counter()
-            stats = summarise_ranks(ranks, workers=workers, use_cache=False)
-            seconds = time.perf_counter() - t
-            assert compare(stats).straggler == 1
-            print(f"workers {workers}: {seconds:.2f} s, {opts.ranks / seconds:.1f} ranks/s")
+        # Pools and the cluster first: this process holds only the rows they send back, and
+        # its peak is read before one process loads the ranks here itself.
+        counts = sorted((int(w) for w in opts.workers.split(",")), reverse=True)
+        for workers in [w for w in counts if w > 1]:
+            _time(f"workers {workers}", ranks, workers=workers)
         if opts.cluster:
             t = time.perf_counter()
             with cluster_executor(opts.cluster, ranks) as executor:
                 started = time.perf_counter() - t
-                t = time.perf_counter()
-                stats = summarise_ranks(ranks, use_cache=False, executor=executor)
-                seconds = time.perf_counter() - t
-            assert compare(stats).straggler == 1
-            print(
-                f"cluster {opts.cluster}: {seconds:.2f} s, {opts.ranks / seconds:.1f} ranks/s "
-                f"(started in {started:.2f} s)"
-            )
+                _time(f"cluster {opts.cluster}", ranks, executor=executor)
+            print(f"  (the cluster started in {started:.2f} s)")
+        me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"peak RSS of this process so far: {me:.0f} MiB")
+        if 1 in counts:
+            _time("workers 1 (this process)", ranks, workers=1)
         me = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         kids = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"peak RSS: this process {me:.0f} MiB, largest local worker {kids:.0f} MiB")
+
+
+def _time(label: str, ranks: RankFiles, **how: Any) -> None:
+    t = time.perf_counter()
+    stats = summarise_ranks(ranks, use_cache=False, **how)
+    seconds = time.perf_counter() - t
+    assert compare(stats).straggler == 1
+    print(f"{label}: {seconds:.2f} s, {len(ranks.files) / seconds:.1f} ranks/s")
 
 
 if __name__ == "__main__":

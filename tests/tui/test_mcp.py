@@ -66,7 +66,7 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         listed = {t.name for t in (await session.list_tools()).tools}
-        assert listed == {*calls, "slice_at"}
+        assert listed == {*calls, "slice_at", "gaps"}
         for name, (arguments, argv) in calls.items():
             answer = await session.call_tool(name, arguments)
             assert not answer.isError, (name, answer.content)
@@ -76,6 +76,10 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         stream = next(lane["name"] for lane in lanes if lane["kind"] == "gpu" and lane["slices"])
         shown = await session.call_tool("slice_at", {"path": trace, "lane": stream, "time_ns": 0})
         assert shown.isError  # nothing runs on the GPU at the trace's first nanosecond
+        idle = await session.call_tool("gaps", {"path": trace, "top": 3})
+        found = json.loads(idle.content[0].text)["gaps"]
+        assert 0 < len(found) <= 3 and found[0]["whole_device"]
+        assert found[0]["dur_ns"] >= found[-1]["dur_ns"] and found[0]["details"]["cause"]
         bad = await session.call_tool("summary", {"path": str(DATA / "not_there.json")})
         assert bad.isError and bad.content[0].text.endswith(
             "not_there.json: no such file or folder"
@@ -94,3 +98,12 @@ def test_slice_at_gives_the_innermost_slice_and_its_details():
     assert inner["details"]["name"] == "cudaLaunchKernel"  # under aten::mm, the deepest
     with pytest.raises(ValueError, match="no lane named 'stream 99'; the lanes: thread 7"):
         server.slice_at(str(DATA / "gpu_streams.json"), "stream 99", 0)
+
+
+def test_gaps_are_the_longest_first_with_what_the_cpu_did():
+    from tui.commands import mcp as server
+
+    found = server.gaps(str(DATA / "gpu_streams.json"), top=2)["gaps"]
+    assert [g["dur_ns"] for g in found] == [23_000, 22_000]
+    assert found[0]["cause"] == "host wait" and found[0]["whole_device"]
+    assert found[0]["details"]["its launch"] == "cudaGraphLaunch, 13 us after the GPU went idle"

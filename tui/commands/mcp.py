@@ -19,8 +19,9 @@ import numpy as np
 import orjson
 
 from tui.commands.command import CommandError
+from tui.model.analysis.gaps import CAUSES, idle_gaps, largest_first
 from tui.model.errors import TraceError
-from tui.model.present.details import slice_details
+from tui.model.present.details import gap_details, slice_details
 from tui.model.text import printable
 from tui.model.trace import Trace
 
@@ -32,8 +33,8 @@ class McpCommand:
     name = "mcp"
     help = "serve the analyses to coding agents over MCP (stdio)"
     description = (
-        "Serve summary, ops, kernels, tree, roofline, graphs, diff, the rank table and a "
-        "slice's details as Model Context Protocol tools over stdio (needs the mcp extra: "
+        "Serve summary, ops, kernels, tree, roofline, graphs, idle gaps, diff, the rank table "
+        "and a slice's details as Model Context Protocol tools over stdio (needs the mcp extra: "
         "pip install 'trace-tui[mcp]')."
     )
 
@@ -54,7 +55,8 @@ def server(args: argparse.Namespace | None = None) -> Any:
             "mcp needs the Model Context Protocol SDK: pip install 'trace-tui[mcp]'", 2
         ) from None
     mcp = FastMCP(NAME, instructions=INSTRUCTIONS, log_level="WARNING")
-    for tool in (info, summary, ops, kernels, tree, roofline, graphs, diff, ranks, slice_at):
+    tools = (info, summary, ops, kernels, tree, roofline, graphs, gaps, diff, ranks, slice_at)
+    for tool in tools:
         mcp.tool()(tool)
     return mcp
 
@@ -159,16 +161,43 @@ def ranks(folder: str, top: int = 20) -> Any:
     return _command("summary", folder, "--format", "json", "--top", _rows(top))
 
 
+def gaps(path: str, top: int = 10) -> Any:
+    """The longest idle gaps of the GPU (every stream idle first, then single streams), each
+    with its cause (HTA's rule: host wait, kernel wait, other) and what the CPU did meanwhile:
+    the DataLoader, the calls covering it, a sync waiting on the GPU, the launch that ended it."""
+    trace = _load(path)
+    found = idle_gaps(trace)
+    order = largest_first(found)[: int(_rows(top))]
+    return {
+        "path": path,
+        "gaps": [
+            {
+                "start_ns": int(found.start[k]),
+                "dur_ns": int(found.length[k]),
+                "whole_device": bool(found.whole_device[k]),
+                "cause": CAUSES[int(found.cause[k])],
+                "details": dict(gap_details(trace, found, int(k))),
+            }
+            for k in order
+        ],
+    }
+
+
+def _load(path: str) -> Trace:
+    """Through the model cache, as every other tool; the command's one-line error."""
+    from tui.commands.loading import load
+
+    try:
+        return load(argparse.Namespace(no_cache=False, yes=True, workers=None), path)
+    except CommandError as e:
+        raise ValueError(str(e)) from None
+
+
 def slice_at(path: str, lane: str, time_ns: int) -> Any:
     """The slice on `lane` (a lane's name as `info` lists them, e.g. "stream 7" or
     "thread 1 (python3)", or its index) at `time_ns` (ns from the trace start): the innermost
     one covering that time, with everything the viewer's details panel says about it."""
-    from tui.commands.loading import load
-
-    try:  # through the model cache, as every other tool
-        trace = load(argparse.Namespace(no_cache=False, yes=True, workers=None), path)
-    except CommandError as e:
-        raise ValueError(str(e)) from None
+    trace = _load(path)
     found = [x for x in trace.lanes if x.name == lane or str(x.index) == lane]
     if not found:
         names = ", ".join(printable(x.name) for x in trace.lanes[:12])
