@@ -57,7 +57,7 @@ class TraceApp(KeysFollowFocus):
         self.load_workers = workers  # processes that read the rank set, or one big trace
         self.rank_executor = executor  # a cluster's, to summarise the rank set on (--cluster)
         # --follow: the folder, looked at every `follow` seconds for new traces
-        self.following = Following(self, path, follow) if follow is not None else None
+        self.following = Following(self, path, follow, ranks) if follow is not None else None
         self._follow_from: tuple[Trace, tuple[int, int]] | None = None  # where F was pressed
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         # Two traces to compare: BASE (`path`) shows first, NEW loads behind it.
@@ -117,7 +117,7 @@ class TraceApp(KeysFollowFocus):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "newest":  # listed only while there is a newer trace to open
-            return self.following is not None and bool(self.following.newer)
+            return self.following is not None and self.following.ready
         return True
 
     async def action_newest(self) -> None:

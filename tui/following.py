@@ -19,10 +19,21 @@ INTERVAL_S = 2.0
 class Following:
     """What the app follows: a folder's newest trace, or its ranks' newest traces."""
 
-    def __init__(self, app: App[None], folder: str, interval: float = INTERVAL_S) -> None:
+    def __init__(
+        self,
+        app: App[None],
+        folder: str,
+        interval: float = INTERVAL_S,
+        ranks: RankFiles | None = None,
+    ) -> None:
         self.app, self.folder, self.interval = app, Path(folder), interval
         self.watch = Watch(self.folder)
         self.newer: list[Path] = []  # complete since the last `F`, oldest first
+        # A rank folder: the rank set shown, and the next one once every rank of it has a
+        # newer complete trace (ranks write theirs one after another: a table over some old
+        # and some new traces would mix two runs' steps).
+        self.shown_ranks = ranks
+        self.round: RankFiles | None = None
         self._timer: Timer | None = None
 
     def start(self) -> None:
@@ -31,10 +42,34 @@ class Following:
     def _look(self) -> None:
         self.app.run_worker(self._poll, thread=True, exclusive=True, group="follow")
 
+    @property
+    def ready(self) -> bool:
+        """Whether `F` has something to open."""
+        return self.round is not None if self.shown_ranks is not None else bool(self.newer)
+
     def _poll(self) -> None:
         found = self.watch.poll()
-        if found:
+        if not found:
+            return
+        if self.shown_ranks is None:
             self.app.call_from_thread(self._found, found)
+            return
+        latest = rank_files(self.folder, self.watch.unsettled())
+        shown = self.shown_ranks.files
+        fresh = sum(latest is not None and latest.files.get(r, p) != p for r, p in shown.items())
+        whole = latest if fresh == len(shown) else None
+        self.app.call_from_thread(self._found_ranks, found, whole, fresh)
+
+    def _found_ranks(self, found: list[Path], whole: RankFiles | None, fresh: int) -> None:
+        self.newer += found
+        self.round = whole
+        of = len(self.shown_ranks.files) if self.shown_ranks is not None else fresh
+        if whole is not None:
+            said = f"A newer trace for every rank ({of}). F opens them."
+        else:
+            said = f"Newer traces for {fresh} of {of} ranks; F waits for the rest."
+        self.app.notify(said, timeout=10, markup=False)
+        self.app.refresh_bindings()
 
     def _found(self, found: list[Path]) -> None:
         self.newer += found
@@ -50,6 +85,9 @@ class Following:
         return newest
 
     def ranks(self) -> RankFiles | None:
-        """The ranks' newest complete traces (for a rank folder), the found ones taken."""
-        self.newer.clear()
-        return rank_files(self.folder, self.watch.unsettled())
+        """The ranks' newer traces, once every rank has one (a rank folder), now to be shown."""
+        whole, self.round = self.round, None
+        if whole is not None:
+            self.shown_ranks = whole
+            self.newer.clear()
+        return whole

@@ -8,6 +8,7 @@ import shutil
 
 from tests.bench.make_rank_set import write_rank_set
 from tests.model.test_diff import step_trace
+from tests.tui.helpers import notes
 from tui.cli import make_app
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
@@ -66,11 +67,21 @@ async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
         before = app.ranks.files
         later = tmp_path / "later"
         write_rank_set(later, ranks=3, steps=2, slow_rank=2, slow_step=1)
-        for f in sorted(later.iterdir()):
+        written = sorted(later.iterdir())
+        for f in written[:2]:
             moved = tmp_path / f.name.replace("rank", "rank_b")
             shutil.move(f, moved)
             _later(moved, 30)
-        assert await _until(pilot, lambda: len(app.following.newer) == 3)
+        assert await _until(pilot, lambda: len(app.following.newer) == 2)
+        # Two ranks of three have a newer trace: a table over both runs would mix their steps.
+        assert "Newer traces for 2 of 3 ranks; F waits for the rest." in notes(app)
+        await pilot.press("F")
+        await pilot.pause()
+        assert app.ranks.files == before and not app.following.ready
+        moved = tmp_path / written[2].name.replace("rank", "rank_b")
+        shutil.move(written[2], moved)
+        _later(moved, 30)
+        assert await _until(pilot, lambda: app.following.ready)
         await pilot.press("F")
         assert await _until(
             pilot, lambda: isinstance(app.screen, RankScreen) and app.ranks.files != before

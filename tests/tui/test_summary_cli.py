@@ -325,3 +325,11 @@ def test_follow_logs_each_trace_as_it_completes_and_stops_on_ctrl_c(tmp_path):
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0 and "Traceback" not in err and out == ""
+
+
+@pytest.mark.parametrize("command", ["summary", "view"])
+@pytest.mark.parametrize("interval", ["-1", "0", "nan", "inf", "soon"])
+def test_an_interval_that_would_crash_or_spin_is_refused(tmp_path, command, interval):
+    done = run(command, "--follow", str(tmp_path), "--interval", interval)
+    assert done.returncode == 2
+    assert f"--interval: not a number of seconds of 0.1 or more: '{interval}'" in done.stderr

@@ -104,6 +104,17 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def seconds(text: str) -> float:
+    """`--interval`: looking more often than every tenth of a second would only spin the CPU."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.1 <= value < 86400:  # NaN and infinity fail too
+        raise argparse.ArgumentTypeError(f"not a number of seconds of 0.1 or more: {text!r}")
+    return value
+
+
 def cache_for(args: argparse.Namespace) -> ModelCache | None:
     return None if args.no_cache else ModelCache()
 

@@ -18,6 +18,7 @@ from tui.commands.loading import (
     chosen,
     enough_memory,
     rank_set,
+    seconds,
 )
 from tui.following import INTERVAL_S
 from tui.model.errors import TraceError
@@ -53,7 +54,7 @@ class ViewCommand:
         )
         parser.add_argument(
             "--interval",
-            type=float,
+            type=seconds,
             default=INTERVAL_S,
             metavar="S",
             help=f"--follow: seconds between looks at the folder (default {INTERVAL_S:g})",

@@ -9,7 +9,14 @@ from dataclasses import dataclass
 
 from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import CommandError, add_format, warn
-from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load, rank_set
+from tui.commands.loading import (
+    add_load_flags,
+    add_path_or_sample,
+    chosen_headless,
+    load,
+    rank_set,
+    seconds,
+)
 from tui.commands.summary import graphs, ranks, roofline, table, tree
 from tui.commands.summary.capture import capture_trace
 from tui.commands.summary.follow import follow
@@ -144,7 +151,7 @@ class SummaryCommand:
         )
         parser.add_argument(
             "--interval",
-            type=float,
+            type=seconds,
             default=2.0,
             metavar="S",
             help="--follow: seconds between looks at the folder (default 2)",
