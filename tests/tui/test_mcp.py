@@ -16,6 +16,8 @@ mcp = pytest.importorskip("mcp", reason="the mcp extra is not installed")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from tui.commands import mcp as server  # noqa: E402
+
 TRACE = SHARED / "hta" / "a100_simple_add.json.gz"
 BASE = SHARED / "hta" / "trace_compare_base_rank1.json.gz"
 NEW = SHARED / "hta" / "trace_compare_test_rank1.json.gz"
@@ -70,7 +72,10 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         for name, (arguments, argv) in calls.items():
             answer = await session.call_tool(name, arguments)
             assert not answer.isError, (name, answer.content)
-            assert json.loads(answer.content[0].text) == _cli(*argv), name
+            printed = _cli(*argv)
+        if name in ("ops", "kernels"):  # the table, without the verdict around it
+            printed = {key: printed[key] for key in server.TABLE_KEYS}
+        assert json.loads(answer.content[0].text) == printed, name
         # A slice's details: the lane and time of the trace's first kernel.
         lanes = _cli("info", trace, "--json")["lanes"]
         stream = next(lane["name"] for lane in lanes if lane["kind"] == "gpu" and lane["slices"])
@@ -84,8 +89,17 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         assert bad.isError and bad.content[0].text.endswith(
             "not_there.json: no such file or folder"
         )
-        limited = await session.call_tool("ops", {"path": trace, "top": 100_000})
-        assert len(json.loads(limited.content[0].text)["rows"]) <= 200
+        for top in (100_000, 0):  # 0: all, as the command's --top 0, yet capped
+            limited = await session.call_tool("ops", {"path": trace, "top": top})
+            assert 1 < len(json.loads(limited.content[0].text)["rows"]) <= server.MAX_ROWS
+        wrong = await session.call_tool("ops", {"path": trace, "top": -1})
+        assert wrong.isError and "top -1: a number of rows, 0 (all, at most 200) or more" in (
+            wrong.content[0].text
+        )
+        one = await session.call_tool("ranks", {"folder": trace})
+        assert one.isError and one.content[0].text.endswith(
+            "a100_simple_add.json.gz: not a folder of rank traces"
+        )
 
 
 def test_slice_at_gives_the_innermost_slice_and_its_details():

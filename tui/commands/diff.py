@@ -10,6 +10,8 @@ from tui.commands.command import GATE_FAILED, CommandError, add_format
 from tui.commands.loading import add_load_flags, load, rank_set
 from tui.commands.rank_diff import diff_rank_sets
 from tui.model.analysis.diff import HEADLINE, diff, regressed
+from tui.model.errors import TraceError
+from tui.model.ingest.formats import check_start
 from tui.model.ingest.rank_folder import RankFiles
 from tui.model.present.diff_report import (
     KERNEL_SORTS,
@@ -72,6 +74,10 @@ class DiffCommand:
             raise CommandError("--fail-on-regression must be 0 or more (a percent of growth)", 2)
         base_set, new_set = (_rank_set(path) for path in (args.base, args.new))
         if (base_set is None) != (new_set is None):
+            try:  # the other one may be no trace at all: say that first
+                check_start(args.new if base_set is not None else args.base)
+            except TraceError as e:
+                raise CommandError(str(e)) from e
             raise CommandError(
                 "compare a rank folder with a rank folder, or a trace with a trace: "
                 f"{printable(args.base if base_set else args.new)} is a folder of rank traces",

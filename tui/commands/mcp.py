@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -71,7 +72,18 @@ INSTRUCTIONS = (
 
 
 def _rows(top: int) -> str:
-    return str(max(1, min(top, MAX_ROWS)))
+    """`top` as the command takes it: 0 (all) and anything larger is MAX_ROWS."""
+    if top < 0:
+        raise ValueError(f"top {top}: a number of rows, 0 (all, at most {MAX_ROWS}) or more")
+    return str(min(top, MAX_ROWS) if top else MAX_ROWS)
+
+
+# What ops and kernels answer of the summary's JSON: the table, not the verdict around it.
+TABLE_KEYS = ("path", "window_ns", "table", "sort", "python_frames_hidden", "rows")
+
+
+def _table(doc: dict[str, Any]) -> dict[str, Any]:
+    return {key: doc[key] for key in TABLE_KEYS}
 
 
 def _command(name: str, *argv: str) -> Any:
@@ -115,17 +127,23 @@ def summary(path: str, step: int | None = None, top: int = 10) -> Any:
 
 def ops(path: str, sort: str | None = None, top: int = 20, by_shape: bool = False) -> Any:
     """The op table, torch's key_averages() rebuilt from the trace (Self CPU, CPU total, Self
-    CUDA, CUDA total, calls, memory), sorted by `sort` (self_cuda by default), `top` rows;
+    CUDA, CUDA total, calls, memory), sorted by `sort` (self_cuda by default), `top` rows (0:
+    all, at most 200);
     `by_shape` splits each op by its input shapes."""
     extra = ("--sort", sort) if sort else ()
     shape = ("--by-shape",) if by_shape else ()
-    return _command("summary", path, "--format", "json", "--top", _rows(top), *extra, *shape)
+    return _table(
+        _command("summary", path, "--format", "json", "--top", _rows(top), *extra, *shape)
+    )
 
 
 def kernels(path: str, sort: str | None = None, top: int = 20) -> Any:
-    """The GPU kernel table: calls, total, min, max GPU time per kernel name."""
+    """The GPU kernel table: calls, total, min, max GPU time per kernel name; `top` rows (0:
+    all, at most 200)."""
     extra = ("--sort", sort) if sort else ()
-    return _command("summary", path, "--kernels", "--format", "json", "--top", _rows(top), *extra)
+    return _table(
+        _command("summary", path, "--kernels", "--format", "json", "--top", _rows(top), *extra)
+    )
 
 
 def tree(path: str, view: str | None = None, depth: int = 6) -> Any:
@@ -158,6 +176,11 @@ def ranks(folder: str, top: int = 20) -> Any:
     """The rank table of a folder of one job's rank traces: per rank its steps, GPU busy,
     communication, wait in collectives and own work; the straggler and the slowest rank; the
     rank x step matrix and the collectives that waited longest (`top` of them)."""
+    from tui.commands.loading import rank_set
+
+    found, why = rank_set(folder)
+    if found is None and Path(folder).exists():  # a missing path: the command says so
+        raise ValueError(why or f"{printable(folder)}: not a folder of rank traces")
     return _command("summary", folder, "--format", "json", "--top", _rows(top))
 
 
