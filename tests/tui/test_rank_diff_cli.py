@@ -32,13 +32,14 @@ def test_each_rank_base_new_and_change_and_the_stragglers(runs):
     }
     # every step 1 ms longer: 7.15 ms -> 8.15 ms on every rank
     pace = doc["slowest_step_ns"]
-    assert (pace["base"], pace["new"]) == (7_150_000, 8_150_000)
+    assert (pace["base"], pace["new"], pace["delta"]) == (7_150_000, 8_150_000, 1_000_000)
+    assert pace["percent"] == pytest.approx(100 / 7.15)  # percent, as the trace diff's
     rows = {r["rank"]: r for r in doc["ranks"]}
     assert set(rows) == {0, 1, 2, 3}
-    assert all(r["step_median_ns"]["change"] == 1_000_000 for r in rows.values())
+    assert all(r["step_median_ns"]["delta"] == 1_000_000 for r in rows.values())
     # rank 1 now arrives last: the others wait for it, it waits for none (4 ms less exposed)
-    assert rows[1]["exposed_comm_ns"]["change"] == -4_000_000
-    assert rows[2]["exposed_comm_ns"]["change"] == 4_000_000
+    assert rows[1]["exposed_comm_ns"]["delta"] == -4_000_000
+    assert rows[2]["exposed_comm_ns"]["delta"] == 4_000_000
     assert rows[0]["gpu_busy_fraction"]["base"] > 0.9
     assert doc["regressed_most"] == [0, 1, 2, 3]
     text = run("diff", str(runs / "base"), str(runs / "new"))
@@ -92,8 +93,29 @@ def test_a_folder_against_a_trace_is_refused(runs):
     assert "compare a rank folder with a rank folder, or a trace with a trace" in done.stderr
 
 
+def test_a_missing_path_beside_a_folder_is_said_as_missing(runs):
+    for pair in ((runs / "gone", runs / "base"), (runs / "base", runs / "gone")):
+        done = run("diff", *map(str, pair))
+        assert done.returncode == 1
+        assert done.stderr.strip() == f"trace-tui: {runs / 'gone'}: no such file or folder"
+
+
 def test_csv_and_markdown(runs):
     md = run("diff", str(runs / "base"), str(runs / "new"), "--format", "markdown")
     assert md.stdout.startswith("# Rank sets: ") and "| Rank |" in md.stdout
     csv = run("diff", str(runs / "base"), str(runs / "new"), "--format", "csv")
-    assert csv.returncode == 0 and "step_median_ns.change" in csv.stdout.splitlines()[0]
+    assert csv.returncode == 0 and "step_median_ns.delta" in csv.stdout.splitlines()[0]
+
+
+def test_each_sides_notes_are_kept_and_named(runs, tmp_path):
+    import os
+    import shutil
+
+    new = tmp_path / "new"
+    shutil.copytree(runs / "new", new)
+    older = new / "rank0_before.pt.trace.json"
+    shutil.copy(new / "rank0.pt.trace.json", older)
+    os.utime(older, (1, 1))  # an earlier run's trace of rank 0: the newest is compared
+    done = run("diff", str(runs / "base"), str(new))
+    assert done.returncode == 0
+    assert "note: NEW: 1 older traces of the same ranks left out (newest kept)" in done.stdout

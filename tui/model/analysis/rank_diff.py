@@ -58,7 +58,12 @@ def rank_set_diff(base: RankReport, new: RankReport) -> RankSetDiff:
     rows = [RankChange(k, before[k], after[k]) for k in sorted(before.keys() & after.keys())]
     only_base = sorted(before.keys() - after.keys())
     only_new = sorted(after.keys() - before.keys())
-    notes = []
+    # Each side's own notes (older traces left out, truncated or skipped ranks), named.
+    notes = [
+        f"{side}: {note}"
+        for side, report in (("BASE", base), ("NEW", new))
+        for note in report.notes
+    ]
     if only_base or only_new:
         notes.append(
             f"the sets differ: {len(before)} ranks in BASE, {len(after)} in NEW"

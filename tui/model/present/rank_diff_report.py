@@ -1,6 +1,9 @@
 """`trace-tui diff DIR_A DIR_B` as text, Markdown, JSON and csv: per rank, BASE / NEW / change of
 its median step, GPU busy, communication and exposed communication; the ranks whose step grew
-most, and the straggler on each side."""
+most, and the straggler on each side.
+
+JSON words as the trace diff's: `delta` is NEW - BASE in ns, `percent` is that over BASE in
+percent (null where a side has none, or BASE is 0)."""
 
 from __future__ import annotations
 
@@ -22,6 +25,10 @@ from .table_spec import Column, Grid, Table
 def _busy(row: RankRow) -> float | None:
     s = row.stats
     return s.busy_ns / s.window_ns if s.window_ns else None
+
+
+def _hundred(fraction: float | None) -> float | None:
+    return None if fraction is None else fraction * 100
 
 
 def _pct(value: float | None) -> str:
@@ -63,7 +70,7 @@ def _sides(
             f"{header} change",
             lambda r: change(r) or 0,
             lambda r, _: signed(r),
-            f"{json_key}.change",
+            f"{json_key}.delta",
             json_value=change,
         ),
     ]
@@ -78,9 +85,9 @@ RANK_CHANGES: Table[RankChange] = Table(
             "step_pct",
             "Step %",
             lambda r: r.step_change or 0.0,
-            lambda r, _: percent(None if r.step_change is None else r.step_change * 100),
-            "step_change",
-            json_value=lambda r: r.step_change,
+            lambda r, _: percent(_hundred(r.step_change)),
+            "step_median_ns.percent",
+            json_value=lambda r: _hundred(r.step_change),
         ),
         Column(
             "busy_base",
@@ -164,6 +171,7 @@ def as_json(
     failed: list[tuple[str, RankFailed]],
     top: int,
 ) -> bytes:
+    before, after = result.slowest_step_ns(result.base), result.slowest_step_ns(result.new)
     doc: dict[str, Any] = {
         "base": folders[0],
         "new": folders[1],
@@ -171,9 +179,10 @@ def as_json(
         "only_base": result.only_base,
         "only_new": result.only_new,
         "slowest_step_ns": {
-            "base": result.slowest_step_ns(result.base),
-            "new": result.slowest_step_ns(result.new),
-            "change": result.slowest_change(),
+            "base": before,
+            "new": after,
+            "delta": None if before is None or after is None else after - before,
+            "percent": _hundred(result.slowest_change()),
         },
         "regressed_most": [r.rank for r in result.regressed_most()],
         "straggler_rank": {"base": result.base.straggler, "new": result.new.straggler},
