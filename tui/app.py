@@ -36,7 +36,7 @@ class TraceApp(KeysFollowFocus):
     # q and ? are every screen's (keys.COMMON): the footer shows them after the pane's keys.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "quit", "Quit", show=False, priority=True),
-        Binding("F", "newest", "Open the newest trace (--follow)"),
+        Binding("F", "newest", "Newest trace"),
     ]
 
     def __init__(

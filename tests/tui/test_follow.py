@@ -12,6 +12,7 @@ from tests.tui.helpers import notes
 from tui.cli import make_app
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
+from tui.widgets.key_footer import KeyFooter
 
 
 def _later(path, seconds):
@@ -30,7 +31,7 @@ async def _until(pilot, test, tries=100):
 async def test_a_newer_trace_is_said_when_complete_and_f_opens_it_at_the_same_step(tmp_path):
     step_trace(tmp_path / "run.1.json", [("k_add", 10.0)], steps=4)
     app = make_app(tmp_path, follow=0.05)
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         assert await _until(pilot, lambda: isinstance(app.screen, TraceScreen))
         first = app.screen
         assert first.trace.path.endswith("run.1.json")
@@ -49,6 +50,9 @@ async def test_a_newer_trace_is_said_when_complete_and_f_opens_it_at_the_same_st
         assert "run.2.json" in list(app._notifications)[-1].message
         await pilot.pause()
         assert first.active_bindings["F"].enabled
+        # The toast fades; the footer keeps F, even at 80 columns, until it is pressed.
+        footer = [k.key for k in first.query_one(KeyFooter).shown()]
+        assert footer[-2:] == ["F", "question_mark"], footer
         await pilot.press("F")
         assert await _until(
             pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen is not first

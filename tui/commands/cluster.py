@@ -23,7 +23,7 @@ from tui.model.ingest.rank_folder import RankFiles
 from tui.model.text import printable
 
 CONNECT_S = 10  # how long to wait for a scheduler to answer
-NOT_A_RANK_SET = "--cluster summarises a folder of rank traces: this is one trace"
+NOT_A_RANK_SET = "--cluster summarises a folder of rank traces, and this is not one"
 
 
 def add_cluster_flag(parser: argparse.ArgumentParser) -> None:

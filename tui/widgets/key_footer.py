@@ -16,8 +16,9 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 _ENABLED, _DISABLED = Style(), Style(dim=True)
-# Kept at the right end when the keys are wider than the footer.
-_KEPT = {"app.help"}
+# Kept at the right end, in this order, when the keys are wider than the footer: help, and
+# --follow's F while a newer trace waits (said once in a toast that fades).
+_KEPT = ("newest", "app.help")  # F is the app's own binding: no namespace
 
 
 class TextBox(Input):
@@ -42,9 +43,11 @@ class FooterKey(NamedTuple):
     end: int
 
 
-def _key(key: str, label: str, text: str, enabled: bool, kept: bool) -> FooterKey:
+def _key(key: str, label: str, text: str, enabled: bool, action: str = "") -> FooterKey:
+    """`start` is 0, or below 0 for a key kept at the end (-1 the last, -2 before it...)."""
     width = cell_len(label) + (cell_len(text) + 1 if text else 0)
-    return FooterKey(key, label, text, enabled, -1 if kept else 0, width)
+    kept = _KEPT.index(action) - len(_KEPT) if action in _KEPT else 0
+    return FooterKey(key, label, text, enabled, kept, width)
 
 
 class KeyFooter(Widget):
@@ -98,7 +101,7 @@ class KeyFooter(Widget):
         """What the footer shows, left to right, `? Help` last. Where the keys are wider than
         the footer, the last ones before it go."""
         keys = self._acting()
-        kept = [k for k in keys if k.start < 0]
+        kept = sorted((k for k in keys if k.start < 0), key=lambda k: k.start)
         keys = [k for k in keys if k.start >= 0]
         room = self.size.width + 1 - sum(k.end + 1 for k in kept)  # a key: its width, a space
         if self.size.width:
@@ -121,7 +124,7 @@ class KeyFooter(Widget):
         if isinstance(focused, Input):
             named = focused.footer_keys if isinstance(focused, TextBox) else ()
             return [
-                _key(key, self.app.get_key_display(Binding(key, "")), text, True, False)
+                _key(key, self.app.get_key_display(Binding(key, "")), text, True)
                 for key, text in named
             ]
         keys: list[FooterKey] = []
@@ -132,8 +135,9 @@ class KeyFooter(Widget):
                 continue
             actions.add(binding.action)
             label = self.app.get_key_display(binding)
-            kept = binding.action in _KEPT
-            keys.append(_key(binding.key, label, binding.description, active.enabled, kept))
+            keys.append(
+                _key(binding.key, label, binding.description, active.enabled, binding.action)
+            )
         return keys
 
     def render(self) -> Text:
