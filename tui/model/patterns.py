@@ -211,3 +211,12 @@ MODULE_INSTANCE = re.compile(r"_\d+$")
 
 # An Itanium-mangled C++ name (`_ZN5aiter...`): a kernel as HIP and some libraries record it.
 MANGLED_NAME = re.compile(r"_{1,2}Z[A-Z0-9]")
+
+# A serving engine's iteration, as vLLM's detailed annotation (and SGLang's TraceLens mode) names
+# it: `execute_<tokens>_context_<n>(sq..sk..sqsq..sqsk..)_generation_<m>(sq..sk..sqsq..sqsk..)`,
+# the prefill (context) and decode (generation) requests' sums of query tokens (sq), KV lengths
+# with the cache (sk), sq squared and sq times sk: what the KV lengths of its attention are.
+SERVING_ITERATION = re.compile(
+    r"^execute_\d+_context_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
+    r"_generation_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
+)

@@ -26,13 +26,15 @@ Formulas (as TraceLens counts them, so the two can be compared):
   element; bytes: the inputs and the output (the broadcast shape), a 0-dim other operand at
   its own type (`double`: 8 bytes; a bare `Scalar`: 4), `alpha` not at all, as TraceLens.
 - Unary elementwise ops, RMSNorm and reductions: memory_ops.py.
+- Varlen and paged attention, fused MoE, Transformer Engine's GEMM: serving_work.py.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import memory_ops
+from . import memory_ops, serving_work
+from .iterations import Iteration
 from .work import ATTENTION, CONV, DTYPE_BYTES, ELEMENTWISE, GEMM, Work, count, size
 
 TRITON = "Triton"
@@ -69,8 +71,14 @@ MODELLED = (
 BACKWARD_ATTENTION_FACTOR = 2.5
 
 
-def work_of(name: str, args: Any) -> Work | None:
-    """The FLOPs and bytes of one call of `name`, from its args; None where unknown."""
+def knows(name: str) -> bool:
+    """Whether the model has a count for op `name` (given its args)."""
+    return name in MODELLED or serving_work.base_name(name) in serving_work.MODELLED
+
+
+def work_of(name: str, args: Any, iteration: Iteration | None = None) -> Work | None:
+    """The FLOPs and bytes of one call of `name`, from its args (and, for a serving engine's
+    paged attention, the `iteration` it ran in); None where unknown."""
     if not isinstance(args, dict):
         return None
     if name.startswith(TRITON_PREFIX):
@@ -98,6 +106,7 @@ def work_of(name: str, args: Any) -> Work | None:
             return _linear(dims, types)
         if name in memory_ops.MODELLED:
             return memory_ops.work_of(name, dims, types, concrete)
+        return serving_work.work_of(name, dims, types, concrete, iteration)
     except (TypeError, ValueError, IndexError):
         return None  # shapes not as the op writes them
     return None

@@ -24,8 +24,10 @@ import numpy as np
 
 from ..patterns import TF32_KERNEL
 from ..trace import Trace
+from . import serving_work
 from .attribution import attribute, op_tree
 from .graphs import graphs
+from .iterations import Iteration, iterations
 from .perf_model import work_of
 from .roofline import Roofline, ShapeRow, candidates
 from .work import CONV, DTYPE_CLASS, GEMM, Work
@@ -182,9 +184,14 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
         for op, ns, cores in zip(
             distinct.tolist(), gpu.tolist(), on_tensor_cores.tolist(), strict=True
         ):
-            if op not in works:
-                works[op] = _work_of(capture, op)
-            known = works[op]
+            if serving_work.base_name(capture.slice_name(op)) in serving_work.NEEDS_ITERATION:
+                # Paged attention: the KV lengths are the replay's iteration's, not the capture's
+                at = iterations(trace).at(int(s.start[replay.launch]))
+                known = _work_of(capture, op, at)
+            else:
+                if op not in works:
+                    works[op] = _work_of(capture, op, None)
+                known = works[op]
             if known is None:
                 continue
             modelled_ns += int(ns)
@@ -195,7 +202,8 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
                 and row_work.kind in (GEMM, CONV)
             ):
                 row_work = replace(row_work, math="tf32")  # its replayed kernels say so
-            _, times, starts = groups.setdefault((*key, row_work.math), (row_work, [], []))
+            tag = row_work.math + row_work.context
+            _, times, starts = groups.setdefault((*key, tag), (row_work, [], []))
             times.append(int(ns))
             starts.append(int(s.start[replay.launch]))
     rows = [
@@ -208,7 +216,7 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
 
 def _key(row: ShapeRow) -> tuple[str, str, str, str, str]:
     """A by-shape row's identity, as roofline.py groups calls."""
-    return row.name, row.dims, row.concrete, row.types, row.work.math
+    return row.name, row.dims, row.concrete, row.types, row.work.math + row.work.context
 
 
 def _region_for(regions: list[Captured], names: list[str]) -> Captured | None:
@@ -224,10 +232,12 @@ def _region_for(regions: list[Captured], names: list[str]) -> Captured | None:
     return fits[0] if len(fits) == 1 else None
 
 
-def _work_of(capture: Trace, op: int) -> tuple[Work, tuple[str, str, str, str]] | None:
+def _work_of(
+    capture: Trace, op: int, iteration: Iteration | None
+) -> tuple[Work, tuple[str, str, str, str]] | None:
     args = capture.args(op)
     name = capture.slice_name(op)
-    work = work_of(name, args)
+    work = work_of(name, args, iteration)
     if work is None or not isinstance(args, dict):
         return None
     key = (

@@ -16,9 +16,11 @@ import numpy as np
 
 from ..patterns import TF32_KERNEL
 from ..trace import Trace
+from . import serving_work
 from .attribution import attribute, cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
-from .perf_model import MODELLED, TRITON_PREFIX, work_of
+from .iterations import Iteration, iterations
+from .perf_model import TRITON_PREFIX, knows, work_of
 from .work import CONV, DTYPE_CLASS, GEMM, Work
 
 SHAPES_BATCH = 32768  # events whose shape args are read at a time
@@ -297,7 +299,7 @@ def candidates(trace: Trace) -> np.ndarray:
 
 def _candidates(trace: Trace) -> np.ndarray:
     known = np.asarray(
-        [n in MODELLED or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
+        [knows(n) or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
     )
     tree = op_tree(trace)
     modelled = tree.is_op & known[trace.slices.name] & ~_host_copies(trace)
@@ -397,7 +399,7 @@ def _rows(trace: Trace) -> ShapeRows:
         name = trace.slice_name(row)
         if name.startswith(TRITON_PREFIX):  # its counts are other args than the shapes
             args = trace.args(row)
-        work = work_of(name, args)
+        work = work_of(name, args, _iteration(trace, row))
         if work is None or not isinstance(args, dict):
             continue
         work = with_math(trace, row, work)
@@ -406,7 +408,7 @@ def _rows(trace: Trace) -> ShapeRows:
             json.dumps(args.get("Input Dims")),
             json.dumps(args.get("Concrete Inputs")),
             json.dumps(args.get("Input type")),
-            work.math,
+            work.math + work.context,
         )
         _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))
@@ -429,6 +431,13 @@ def _rows(trace: Trace) -> ShapeRows:
     return rows, flat, group
 
 
+def _iteration(trace: Trace, row: int) -> Iteration | None:
+    """The serving iteration a paged-attention call ran in (None for any other op)."""
+    if serving_work.base_name(trace.slice_name(row)) not in serving_work.NEEDS_ITERATION:
+        return None
+    return iterations(trace).at(int(trace.slices.start[row]))
+
+
 def _with_shapes(trace: Trace, rows: np.ndarray) -> Iterator[tuple[int, Any]]:
     for a in range(0, len(rows), SHAPES_BATCH):
         batch = rows[a : a + SHAPES_BATCH]
@@ -440,7 +449,7 @@ def _with_shapes(trace: Trace, rows: np.ndarray) -> Iterator[tuple[int, Any]]:
 def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] | None:
     """Slice `row` as a by-shape row of its own (its FLOPs, bytes and the GPU time of the
     kernels it caused), with the trace's peaks; None when the model does not know the op."""
-    work = work_of(trace.slice_name(row), args)
+    work = work_of(trace.slice_name(row), args, _iteration(trace, row))
     if work is None or _host_copies(trace)[row]:  # a host copy: no HBM roof for it
         return None
     work = with_math(trace, row, work)

@@ -48,6 +48,9 @@ class Work:
     # The peak class its kernels ran at when not the dtype's: "tf32" for fp32 GEMMs and
     # convolutions whose kernels ran on tensor cores (roofline.py finds it from their names).
     math: str = ""
+    # What besides the shapes set the numbers (a serving iteration's KV lengths): part of the
+    # by-shape row's key, and said beside its shapes.
+    context: str = ""
 
     @property
     def intensity(self) -> float:

@@ -44,6 +44,11 @@ def _dtypes(row: ShapeRow) -> str:
     return f"{dtypes} ({row.work.math})" if row.work.math else dtypes
 
 
+def _shapes(row: ShapeRow) -> str:
+    """The input shapes, and what else set the numbers (a serving iteration's KV lengths)."""
+    return f"{row.dims} ({row.work.context})" if row.work.context else row.dims
+
+
 def _rate(value: float | None, digits: int) -> str:
     return f"{value:.{digits}f}" if value is not None else "-"
 
@@ -76,7 +81,7 @@ ROOFLINE: Table[RoofRow] = Table(
             "dims",
             "Input Dims",
             lambda r: r.row.dims,
-            lambda r, _: printable(r.row.dims),
+            lambda r, _: printable(_shapes(r.row)),
             "input_dims",
             numeric=False,
             json_value=lambda r: orjson.loads(r.row.dims),
@@ -145,6 +150,7 @@ ROOFLINE: Table[RoofRow] = Table(
         ),
         json_only("input_types", lambda r: orjson.loads(r.row.types)),
         json_only("kind", lambda r: r.row.work.kind),
+        json_only("context", lambda r: r.row.work.context or None),
         json_only("min_ns", lambda r: r.row.min_ns),
         json_only("max_ns", lambda r: r.row.max_ns),
         json_only("above_roof", lambda r: r.above_roof),
@@ -158,6 +164,7 @@ ROOFLINE: Table[RoofRow] = Table(
         "input_types",
         "dtype",
         "kind",
+        "context",
         "calls",
         "gpu_ns",
         "min_ns",

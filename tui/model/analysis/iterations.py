@@ -1,0 +1,66 @@
+"""A serving engine's iterations, from the annotation that names each one (vLLM's detailed form,
+patterns.SERVING_ITERATION): the KV lengths its attention calls ran over, which their shapes do
+not hold (the KV cache is one big paged tensor, whatever the requests' lengths)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..patterns import SERVING_ITERATION
+from ..trace import Trace
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """Sums over an iteration's prefill (`c_`, context) and decode (`g_`, generation) requests:
+    query tokens (sq), KV length with the cache (sk), sq squared and sq times sk."""
+
+    c_sq: int
+    c_sk: int
+    c_sqsq: int
+    c_sqsk: int
+    g_sq: int
+    g_sk: int
+    g_sqsq: int
+    g_sqsk: int
+
+    @property
+    def label(self) -> str:
+        """What the by-shape row says besides the shapes."""
+        return f"KV {self.c_sk + self.g_sk:,} for {self.c_sq + self.g_sq:,} queries"
+
+
+def parse(name: str) -> Iteration | None:
+    found = SERVING_ITERATION.match(name)
+    return Iteration(*(int(g) for g in found.groups())) if found else None
+
+
+@dataclass(frozen=True)
+class Iterations:
+    """The iterations named in a trace, each with its span (ns)."""
+
+    start: np.ndarray
+    end: np.ndarray
+    found: tuple[Iteration, ...]
+
+    def at(self, t: int) -> Iteration | None:
+        """The iteration whose span holds `t` (the earliest begun, as TraceLens picks)."""
+        covering = np.flatnonzero((self.start <= t) & (t < self.end))
+        if not len(covering):
+            return None
+        return self.found[int(covering[np.argmin(self.start[covering])])]
+
+
+def iterations(trace: Trace) -> Iterations:
+    return trace.derive("serving iterations", lambda: _iterations(trace))
+
+
+def _iterations(trace: Trace) -> Iterations:
+    rows = trace.rows_named(SERVING_ITERATION.match)
+    s = trace.slices
+    found = tuple(parse(trace.slice_name(int(r))) for r in rows)
+    return Iterations(
+        s.start[rows], s.start[rows] + s.dur[rows], tuple(f for f in found if f is not None)
+    )
