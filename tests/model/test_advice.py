@@ -14,7 +14,7 @@ from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.summary import summarize
 from tui.model.analysis.sync_sites import sync_sites
 from tui.model.analysis.tensor_cores import uses_tensor_cores
-from tui.model.analysis.verdict import SHORT_KERNELS
+from tui.model.analysis.verdict_rules import SHORT_KERNELS
 from tui.model.ingest import load_trace
 
 US = 1000

@@ -11,7 +11,8 @@ from tui.model.analysis.kernels import kernel_stats
 from tui.model.analysis.ops import UNLAUNCHED, op_stats
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.summary import summarize
-from tui.model.analysis.verdict import BUSY_HIGH, BUSY_LOW, judge
+from tui.model.analysis.verdict import judge
+from tui.model.analysis.verdict_rules import BUSY_HIGH, BUSY_LOW
 from tui.model.ingest import load_trace
 from tui.model.present.tables import scope_report
 

@@ -220,3 +220,6 @@ SERVING_ITERATION = re.compile(
     r"^execute_\d+_context_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
     r"_generation_\d+\(sq(\d+)sk(\d+)sqsq(\d+)sqsk(\d+)\)"
 )
+
+# Copies that cross PCIe or NVLink (Kineto's "Memcpy HtoD (Pinned -> Device)", HIP's names).
+HOST_COPY = re.compile(r"\b(HtoD|DtoH|HtoH|PtoP)\b|HostToDevice|DeviceToHost|HostToHost|PeerToPeer")

@@ -5,10 +5,10 @@ cause did), ranked by it.
 A rule that does not apply stays silent. Thresholds, here and nowhere else:
 - a rule with a time bound fires when the bound is at least MIN_SAVING of the window's wall time;
 - memory headroom fires when the peak reserved memory is at most HEADROOM of the device's and
-  the GPU is not busy (below verdict.BUSY_HIGH) or launches outweigh the work;
+  the GPU is not busy (below verdict_rules.BUSY_HIGH) or launches outweigh the work;
 - fragmentation fires when, at the peak, the allocator holds at least FRAGMENTED of its reserved
   memory unallocated, and at least FRAGMENTED_BYTES.
-The idle-time bounds read the summary's evidence (verdict.Evidence), so the advice and the
+The idle-time bounds read the summary's evidence (verdict_rules.Evidence), so the advice and the
 verdict never disagree on a number. Memory advice has no time bound: it comes after the rest.
 """
 
@@ -37,7 +37,8 @@ from .summary import OUTSIDE_GAPS, Summary, summarize
 from .sync_sites import sync_sites
 from .syncs import blocking_copies
 from .tensor_cores import fp32_on_cuda_cores, tensor_core_gain
-from .verdict import BUSY_HIGH, dataloader_rows, idle_covered, idle_under
+from .verdict import dataloader_rows, idle_covered, idle_under
+from .verdict_rules import BUSY_HIGH
 
 MIN_SAVING = 0.05  # of the window's wall time: below it a rule stays silent
 HEADROOM = 0.5  # of the device's memory

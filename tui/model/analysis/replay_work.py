@@ -9,7 +9,7 @@ the graph's nodes, in order. The k-th kernel of a replay is the k-th launch of t
 kernel count (and, where the capture's launches name their kernels, as HIP's do, whose kernel
 names) match the graph's; its op's FLOPs and bytes become one call of that op per replay, timed
 by the kernels the op's launches became, and an fp32 GEMM whose replayed kernels ran on tensor
-cores is TF32 (roofline.with_math's rule, read off the replay). Where several captures fit a
+cores is TF32 (op_kernels.with_math's rule, read off the replay). Where several captures fit a
 graph (one per batch size, as many launches each, and no kernel names to tell them apart), the
 replay is left unmatched rather than guessed.
 """

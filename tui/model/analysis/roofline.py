@@ -7,25 +7,22 @@ peak (device_peaks.py) on the side of the roofline the op sits on.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..patterns import TF32_KERNEL
 from ..trace import Trace
 from . import serving_work
 from .attribution import attribute, cuda_totals, op_tree
 from .device_peaks import Peaks, peaks_for
 from .iterations import Iteration, iterations
+from .op_kernels import host_copies, with_math
 from .perf_model import TRITON_PREFIX, knows, work_of
-from .work import CONV, DTYPE_CLASS, GEMM, Work
+from .work import DTYPE_CLASS, Work
 
 SHAPES_BATCH = 32768  # events whose shape args are read at a time
-# Copies that cross PCIe or NVLink (Kineto's "Memcpy HtoD (Pinned -> Device)", HIP's names).
-HOST_COPY = re.compile(r"\b(HtoD|DtoH|HtoH|PtoP)\b|HostToDevice|DeviceToHost|HostToHost|PeerToPeer")
 
 
 # What each failed assumption means, for the line under the table and the JSON.
@@ -302,7 +299,7 @@ def _candidates(trace: Trace) -> np.ndarray:
         [knows(n) or n.startswith(TRITON_PREFIX) for n in trace.names] + [False], dtype=bool
     )
     tree = op_tree(trace)
-    modelled = tree.is_op & known[trace.slices.name] & ~_host_copies(trace)
+    modelled = tree.is_op & known[trace.slices.name] & ~host_copies(trace)
     rows = np.flatnonzero(modelled)
     inside = np.zeros(len(rows), bool)
     at = tree.up[rows]
@@ -313,45 +310,6 @@ def _candidates(trace: Trace) -> np.ndarray:
         inside |= live & modelled[np.maximum(at, 0)]
         at = np.where(live, tree.up[np.maximum(at, 0)], -1)
     return rows[~inside]
-
-
-def _host_copies(trace: Trace) -> np.ndarray:
-    """Per slice row: whether it is the op that launched a copy to or from the host, or holds
-    that op (once per trace)."""
-    return trace.derive("host_copies", lambda: _find_host_copies(trace))
-
-
-def _find_host_copies(trace: Trace) -> np.ndarray:
-    return _holds_work_named(trace, HOST_COPY)
-
-
-def _ran_tf32(trace: Trace) -> np.ndarray:
-    """Per slice row: whether it is or holds the op that launched a TF32 kernel (once)."""
-    return trace.derive("ran tf32", lambda: _holds_work_named(trace, TF32_KERNEL))
-
-
-def with_math(trace: Trace, row: int, work: Work) -> Work:
-    """`work` with the math mode its kernels ran in (TF32 for an fp32 GEMM on tensor cores)."""
-    if (
-        DTYPE_CLASS.get(work.dtype) == "fp32"
-        and work.kind in (GEMM, CONV)
-        and _ran_tf32(trace)[row]
-    ):
-        return replace(work, math="tf32")
-    return work
-
-
-def _holds_work_named(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
-    att = attribute(trace)
-    named = np.asarray([bool(pattern.search(n)) for n in trace.names] + [False], dtype=bool)
-    at = att.op[named[trace.slices.name[att.work]] & (att.op >= 0)]
-    marked = np.zeros(len(trace.slices), bool)
-    up = op_tree(trace).up
-    while len(at):
-        marked[at] = True
-        at = up[at]
-        at = at[at >= 0]
-    return marked
 
 
 SHAPES_KEY = "shapes recorded"  # its slot in `trace.derived` (a model cache may fill it)
@@ -450,7 +408,7 @@ def one_call(trace: Trace, row: int, args: object) -> tuple[ShapeRow, Roofline] 
     """Slice `row` as a by-shape row of its own (its FLOPs, bytes and the GPU time of the
     kernels it caused), with the trace's peaks; None when the model does not know the op."""
     work = work_of(trace.slice_name(row), args, _iteration(trace, row))
-    if work is None or _host_copies(trace)[row]:  # a host copy: no HBM roof for it
+    if work is None or host_copies(trace)[row]:  # a host copy: no HBM roof for it
         return None
     work = with_math(trace, row, work)
     gpu = int(cuda_totals(trace)[1][row])

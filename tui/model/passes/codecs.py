@@ -18,7 +18,8 @@ from ..analysis.op_work import WorkTotals
 from ..analysis.ops import OpStat
 from ..analysis.roofline import ShapeRow, ShapeRows
 from ..analysis.summary import StepRow
-from ..analysis.verdict import Evidence, Verdict
+from ..analysis.verdict import Verdict
+from ..analysis.verdict_rules import Evidence
 from ..analysis.work import Work
 
 

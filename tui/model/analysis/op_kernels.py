@@ -1,0 +1,53 @@
+"""What the kernels an op launched say of it, per slice row: that it copied across the host
+link (no HBM roof applies), or ran its fp32 math as TF32 on tensor cores."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+import numpy as np
+
+from ..patterns import HOST_COPY, TF32_KERNEL
+from ..trace import Trace
+from .attribution import attribute, op_tree
+from .work import CONV, DTYPE_CLASS, GEMM, Work
+
+
+def host_copies(trace: Trace) -> np.ndarray:
+    """Per slice row: whether it is the op that launched a copy to or from the host, or holds
+    that op (once per trace)."""
+    return trace.derive("host_copies", lambda: _find_host_copies(trace))
+
+
+def _find_host_copies(trace: Trace) -> np.ndarray:
+    return _holds_work_named(trace, HOST_COPY)
+
+
+def _ran_tf32(trace: Trace) -> np.ndarray:
+    """Per slice row: whether it is or holds the op that launched a TF32 kernel (once)."""
+    return trace.derive("ran tf32", lambda: _holds_work_named(trace, TF32_KERNEL))
+
+
+def with_math(trace: Trace, row: int, work: Work) -> Work:
+    """`work` with the math mode its kernels ran in (TF32 for an fp32 GEMM on tensor cores)."""
+    if (
+        DTYPE_CLASS.get(work.dtype) == "fp32"
+        and work.kind in (GEMM, CONV)
+        and _ran_tf32(trace)[row]
+    ):
+        return replace(work, math="tf32")
+    return work
+
+
+def _holds_work_named(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
+    att = attribute(trace)
+    named = np.asarray([bool(pattern.search(n)) for n in trace.names] + [False], dtype=bool)
+    at = att.op[named[trace.slices.name[att.work]] & (att.op >= 0)]
+    marked = np.zeros(len(trace.slices), bool)
+    up = op_tree(trace).up
+    while len(at):
+        marked[at] = True
+        at = up[at]
+        at = at[at >= 0]
+    return marked
