@@ -4,12 +4,13 @@ app's action), at the same step and place as the trace shown."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from textual.app import App
 from textual.timer import Timer
 
-from tui.model.ingest.rank_folder import RankFiles, rank_files
+from tui.model.ingest.rank_folder import RankFiles, rank_of
 from tui.model.ingest.watch import Watch
 from tui.model.text import printable
 
@@ -29,10 +30,12 @@ class Following:
         self.app, self.folder, self.interval = app, Path(folder), interval
         self.watch = Watch(self.folder)
         self.newer: list[Path] = []  # complete since the last `F`, oldest first
-        # A rank folder: the rank set shown, and the next one once every rank of it has a
-        # newer complete trace (ranks write theirs one after another: a table over some old
-        # and some new traces would mix two runs' steps).
+        # A rank folder: the rank set shown, each rank's newer complete traces in the order
+        # written, and the next set once every rank has one. Ranks write theirs one after
+        # another, and some may be a round ahead: the set is each rank's k-th newer trace, k
+        # the rounds every rank has finished (a table over two runs' traces would mix steps).
         self.shown_ranks = ranks
+        self.per_rank: dict[int, list[Path]] = {}
         self.round: RankFiles | None = None
         self._timer: Timer | None = None
 
@@ -54,19 +57,26 @@ class Following:
         if self.shown_ranks is None:
             self.app.call_from_thread(self._found, found)
             return
-        latest = rank_files(self.folder, self.watch.unsettled())
-        shown = self.shown_ranks.files
-        fresh = sum(latest is not None and latest.files.get(r, p) != p for r, p in shown.items())
-        whole = latest if fresh == len(shown) else None
-        self.app.call_from_thread(self._found_ranks, found, whole, fresh)
+        ranked = [(rank_of(path), path) for path in found]
+        self.app.call_from_thread(self._found_ranks, found, ranked)
 
-    def _found_ranks(self, found: list[Path], whole: RankFiles | None, fresh: int) -> None:
+    def _found_ranks(self, found: list[Path], ranked: list[tuple[int | None, Path]]) -> None:
         self.newer += found
-        self.round = whole
-        of = len(self.shown_ranks.files) if self.shown_ranks is not None else fresh
-        if whole is not None:
+        shown = self.shown_ranks
+        if shown is None:
+            return
+        for rank, path in ranked:
+            if rank in shown.files:
+                self.per_rank.setdefault(rank, []).append(path)
+        rounds = min(len(self.per_rank.get(rank, ())) for rank in shown.files)
+        of = len(shown.files)
+        if rounds:
+            files = {rank: self.per_rank[rank][rounds - 1] for rank in shown.files}
+            left_out = sum(len(paths) for paths in self.per_rank.values()) - of
+            self.round = replace(shown, files=files, older=shown.older + of + left_out)
             said = f"A newer trace for every rank ({of}). F opens them."
         else:
+            fresh = sum(rank in self.per_rank for rank in shown.files)
             said = f"Newer traces for {fresh} of {of} ranks; F waits for the rest."
         self.app.notify(said, timeout=10, markup=False)
         self.app.refresh_bindings()
@@ -85,9 +95,13 @@ class Following:
         return newest
 
     def ranks(self) -> RankFiles | None:
-        """The ranks' newer traces, once every rank has one (a rank folder), now to be shown."""
+        """The ranks' newer traces, once every rank has one (a rank folder), now to be shown:
+        the traces of later rounds stay, for the next `F`."""
         whole, self.round = self.round, None
         if whole is not None:
+            for rank, path in whole.files.items():
+                taken = self.per_rank[rank]
+                del taken[: taken.index(path) + 1]
             self.shown_ranks = whole
             self.newer.clear()
         return whole

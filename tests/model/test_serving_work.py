@@ -49,7 +49,7 @@ def test_varlen_attention_counts_the_least_the_lengths_allow():
         _args(dims, [BF16] * 4 + [""] * 5 + ["int"] * 2 + [""] * 5, concrete),
     )
     assert bwd.flops == fwd.flops * 5 // 2
-    assert bwd.bytes == (2 * 3 * 51200 + 2 * 51200) * 2  # q, k, v, dout read; dq, dk, dv written
+    assert bwd.bytes == (2 * 3 * 51200 + 2 * 51200) * 2  # dout, out, q, k, v read; dq, dk, dv written
 
 
 def test_paged_attention_takes_the_kv_lengths_of_its_iteration():
@@ -63,7 +63,7 @@ def test_paged_attention_takes_the_kv_lengths_of_its_iteration():
     prefill = work_of(UNIFIED, args, Iteration(10, 30, 100, 300, 0, 0, 0, 0))
     assert prefill.flops == 64 * 128 * (2 * 300 - 100)  # causal within the chunk
     assert prefill.bytes == (10 * 9216 + 20 * 8 * 128) * 2
-    sglang = "sglang_profiler::attention_paged_attention_ragged_7"  # one name per layer
+    sglang = "sglang_profiler::attention_paged_attention_ragged_7"  # a number after its name
     paged = [[32, 32, 128], [10905190400], [32, 32, 128], [835874, 1, 8, 128], [835874, 1, 8, 128]]
     it = Iteration(0, 0, 0, 0, 32, 32785, 32, 32785)
     assert work_of(sglang, _args(paged, [BF16, "unsigned char", BF16, BF16, BF16]), it).flops == (
@@ -119,6 +119,8 @@ def test_eager_calls_in_two_iterations_are_two_rows(tmp_path):
             _x("cudaLaunchKernel", "cuda_runtime", t + 20, 5, CPU, correlation=i + 1),
             _x("kernel_unified_attention_2d", "kernel", t + 30, 40, GPU, correlation=i + 1),
         ]
+    # The GPU's copy of the first iteration lags into the second's calls: the CPU's span counts.
+    events.append(_x(ITERATION.format(k=55086), "gpu_user_annotation", 30, 1200, GPU))
     trace = load_trace(_write(tmp_path / "t.json", events))
     rows = {row.work.context: row for row in roofline(trace).rows if row.name == UNIFIED}
     assert set(rows) == {"KV 55,086 for 32 queries", "KV 1,000 for 32 queries"}
@@ -172,3 +174,24 @@ def test_replayed_paged_attention_equals_tracelens(shared, replay, capture, repo
     assert sum(row.gpu_ns for row in ours) / 1e3 == pytest.approx(their_us, rel=0.01)
     assert sum(row.calls for row in ours) == sum(int(t["name_count"]) for t in theirs)
     assert all(row.work.context.startswith("KV ") for row in ours)
+
+
+HOSTILE = [
+    ("flash_attn::_flash_attn_varlen_forward", [[100, 8, 64]] * 3 + [[1], [1]], ["inf"] * 12),
+    ("flash_attn::_flash_attn_varlen_forward", [[100, 8, 64]] * 3 + [[4], [4]], ["1e400"] * 12),
+    ("flash_attn::_flash_attn_varlen_forward", [{"a": 1, "b": 2, "c": 3}] * 3 + [[3], [3]], []),
+    ("flash_attn::_flash_attn_varlen_backward", [], []),
+    ("vllm::outplace_fused_experts", [[-1, 16], [4, 64, 16], [4, 16, 32], [4, 4]], []),
+    ("vllm::outplace_fused_experts", [[10**400, 16], [8, 64, 16], [8, 16, 32], [4, 2]], []),
+    ("vllm::outplace_fused_experts", [[4, 16], [2, 64, 16], [2, 16, 32], [4, 4]], []),  # k > E
+    ("vllm::outplace_fused_experts", [[4, 16], [0, 64, 16], [0, 16, 32], [4, 2]], []),
+    ("aiter::fmoe", [[4, 16]] * 2 + [[8, 64, 16], [8, 16, 32]], ["2"]),
+    ("tex_ts::te_gemm_ts", [{"x": 1}] * 15, [""] * 15),
+    ("vllm::unified_attention_with_output", [None, None, None], []),
+]
+
+
+@pytest.mark.parametrize(("name", "dims", "concrete"), HOSTILE)
+def test_inputs_not_as_the_op_writes_them_get_no_number(name, dims, concrete):
+    types = [BF16] * max(len(dims), 16)
+    assert work_of(name, _args(dims, types[: len(dims)], concrete), DECODE) is None

@@ -93,3 +93,18 @@ async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
         assert all("rank_b" in p.name for p in app.ranks.files.values())
         assert await _until(pilot, lambda: app.screen.query("RankView"))
         assert app.screen.query_one("RankView").report.straggler == 2
+        # A round later, rank 0 runs ahead: its third trace is there before the others'
+        # second. The set is the round every rank has finished, never a mix of two.
+        for run, ranks in (("c", (0, 1, 2)), ("d", (0,))):
+            write_rank_set(tmp_path / run, ranks=3, steps=2, slow_rank=1, slow_step=1)
+            for rank in ranks:
+                moved = tmp_path / f"rank_{run}{rank}.pt.trace.json"
+                shutil.move(tmp_path / run / f"rank{rank}.pt.trace.json", moved)
+                _later(moved, 60 if run == "c" else 90)
+        assert await _until(pilot, lambda: app.following.ready)
+        assert await _until(pilot, lambda: len(app.following.per_rank.get(0, ())) == 2)
+        await pilot.press("F")
+        assert await _until(
+            pilot, lambda: all("rank_c" in p.name for p in app.ranks.files.values())
+        )
+        assert app.following.per_rank[0] == [tmp_path / "rank_d0.pt.trace.json"]

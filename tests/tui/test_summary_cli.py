@@ -328,8 +328,8 @@ def test_follow_logs_each_trace_as_it_completes_and_stops_on_ctrl_c(tmp_path):
 
 
 @pytest.mark.parametrize("command", ["summary", "view"])
-@pytest.mark.parametrize("interval", ["-1", "0", "nan", "inf", "soon"])
+@pytest.mark.parametrize("interval", ["-1", "0", "nan", "inf", "soon", "100000"])
 def test_an_interval_that_would_crash_or_spin_is_refused(tmp_path, command, interval):
     done = run(command, "--follow", str(tmp_path), "--interval", interval)
     assert done.returncode == 2
-    assert f"--interval: not a number of seconds of 0.1 or more: '{interval}'" in done.stderr
+    assert f"--interval: not a number of seconds from 0.1 to 86400: '{interval}'" in done.stderr

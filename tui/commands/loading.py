@@ -111,7 +111,7 @@ def seconds(text: str) -> float:
     except ValueError:
         value = float("nan")
     if not 0.1 <= value < 86400:  # NaN and infinity fail too
-        raise argparse.ArgumentTypeError(f"not a number of seconds of 0.1 or more: {text!r}")
+        raise argparse.ArgumentTypeError(f"not a number of seconds from 0.1 to 86400: {text!r}")
     return value
 
 

@@ -39,18 +39,20 @@ def parse(name: str) -> Iteration | None:
 
 @dataclass(frozen=True)
 class Iterations:
-    """The iterations named in a trace, each with its span (ns)."""
+    """The iterations named on the CPU, in start order, each with its span (ns)."""
 
     start: np.ndarray
     end: np.ndarray
     found: tuple[Iteration, ...]
 
     def at(self, t: int) -> Iteration | None:
-        """The iteration whose span holds `t` (the earliest begun, as TraceLens picks)."""
+        """The iteration whose span holds `t`: the last begun by then, when it still runs
+        (iterations follow one another); else the earliest begun that does (TraceLens's pick)."""
+        last = int(np.searchsorted(self.start, t, side="right")) - 1
+        if last >= 0 and t < self.end[last]:
+            return self.found[last]
         covering = np.flatnonzero((self.start <= t) & (t < self.end))
-        if not len(covering):
-            return None
-        return self.found[int(covering[np.argmin(self.start[covering])])]
+        return self.found[int(covering[0])] if len(covering) else None
 
 
 def iterations(trace: Trace) -> Iterations:
@@ -58,9 +60,13 @@ def iterations(trace: Trace) -> Iterations:
 
 
 def _iterations(trace: Trace) -> Iterations:
-    rows = trace.rows_named(SERVING_ITERATION.match)
+    # The CPU's: the GPU lane's copy of the annotation (gpu_user_annotation) spans the GPU
+    # work, which may lag into the next iteration's calls.
+    rows = trace.rows_named(lambda name: parse(name) is not None)
+    rows = rows[trace.kind_mask("cpu")[rows]]
     s = trace.slices
-    found = tuple(parse(trace.slice_name(int(r))) for r in rows)
+    rows = rows[np.argsort(s.start[rows], kind="stable")]
+    found = [parse(trace.slice_name(int(r))) for r in rows]
     return Iterations(
         s.start[rows], s.start[rows] + s.dur[rows], tuple(f for f in found if f is not None)
     )

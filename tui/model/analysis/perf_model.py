@@ -107,7 +107,7 @@ def work_of(name: str, args: Any, iteration: Iteration | None = None) -> Work | 
         if name in memory_ops.MODELLED:
             return memory_ops.work_of(name, dims, types, concrete)
         return serving_work.work_of(name, dims, types, concrete, iteration)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, LookupError, ArithmeticError):
         return None  # shapes not as the op writes them
     return None
 

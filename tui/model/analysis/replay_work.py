@@ -202,7 +202,7 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
                 and row_work.kind in (GEMM, CONV)
             ):
                 row_work = replace(row_work, math="tf32")  # its replayed kernels say so
-            tag = row_work.math + row_work.context
+            tag = row_work.variant
             _, times, starts = groups.setdefault((*key, tag), (row_work, [], []))
             times.append(int(ns))
             starts.append(int(s.start[replay.launch]))
@@ -216,7 +216,7 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
 
 def _key(row: ShapeRow) -> tuple[str, str, str, str, str]:
     """A by-shape row's identity, as roofline.py groups calls."""
-    return row.name, row.dims, row.concrete, row.types, row.work.math + row.work.context
+    return row.name, row.dims, row.concrete, row.types, row.work.variant
 
 
 def _region_for(regions: list[Captured], names: list[str]) -> Captured | None:

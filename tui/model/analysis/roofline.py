@@ -366,7 +366,7 @@ def _rows(trace: Trace) -> ShapeRows:
             json.dumps(args.get("Input Dims")),
             json.dumps(args.get("Concrete Inputs")),
             json.dumps(args.get("Input type")),
-            work.math + work.context,
+            work.variant,
         )
         _, times, starts, calls = groups.setdefault(key, (work, [], [], []))
         times.append(int(cuda_total[row]))

@@ -19,7 +19,8 @@ so the two can be compared; where we differ, the README says so.
   w1 [E, g·I, H] (g = 2 when gated: gate and up stacked) and w2 [E, H, I], top-k routing. FLOPs
   2·T·k·H·I·g + 2·T·k·I·H + T·H·(2k - 1) (the weighted sum); bytes the tokens in and out and
   the weights of the experts expected to be hit, E·(1 - ((E - k)/E)^T), each read once.
-  Weights packed below a byte (int4, fp4) get none: their shapes are not the matrices'.
+  Weights packed below a byte (int4, fp4) get none: their shapes are not the matrices'. Its
+  math is judged at the tokens' precision, as TraceLens does.
 - Transformer Engine's GEMM (`tex_ts::te_gemm_ts`): A, B and D at inputs 0, 5 and 10, the
   transposes at 4 and 9, the bias at 14: 2MNK (+MN with a bias); bytes A, B, D and the bias.
 """
@@ -42,15 +43,15 @@ _PAGED = {
     "aiter::fmha_v3_varlen_fwd": (0, 1, 2),
     "sglang_profiler::attention_paged_attention_ragged": (2, 3, 4),
 }
-# Where each fused-MoE op keeps the tokens, w1, w2, and where its top-k is: ("dims", i): the
-# width of input i (the routing weights [T, k]); ("concrete", i): a scalar input.
+# Where each fused-MoE op keeps its output, the tokens, w1, w2, and where its top-k is:
+# ("dims", i): the width of input i (the routing weights [T, k]); ("concrete", i): a scalar.
 _MOE = {
-    "vllm::outplace_fused_experts": (0, 1, 2, ("dims", 3)),
-    "vllm::inplace_fused_experts": (0, 1, 2, ("dims", 3)),
-    "vllm::rocm_aiter_fused_moe": (0, 1, 2, ("dims", 3)),
-    "aiter::fmoe": (1, 2, 3, ("concrete", 8)),
-    "aiter::fmoe_g1u1": (1, 2, 3, ("concrete", 8)),
-    "aiter::fmoe_fp8_blockscale_g1u1": (1, 2, 3, ("concrete", 8)),
+    "vllm::outplace_fused_experts": (0, 0, 1, 2, ("dims", 3)),
+    "vllm::inplace_fused_experts": (0, 0, 1, 2, ("dims", 3)),
+    "vllm::rocm_aiter_fused_moe": (0, 0, 1, 2, ("dims", 3)),
+    "aiter::fmoe": (0, 1, 2, 3, ("concrete", 8)),
+    "aiter::fmoe_g1u1": (0, 1, 2, 3, ("concrete", 8)),
+    "aiter::fmoe_fp8_blockscale_g1u1": (0, 1, 2, 3, ("concrete", 8)),
 }
 TE_GEMM = "tex_ts::te_gemm_ts"
 MODELLED = frozenset({VARLEN_FORWARD, VARLEN_BACKWARD, TE_GEMM, *_PAGED, *_MOE})
@@ -58,7 +59,8 @@ NEEDS_ITERATION = frozenset(_PAGED)
 
 
 def base_name(name: str) -> str:
-    """SGLang names its attention op once per layer (`..._ragged_100`): the op without it."""
+    """SGLang's profiler writes its attention op with a number after it (`..._ragged_100`):
+    the op without it."""
     head, _, tail = name.rpartition("_")
     return head if tail.isdigit() and head in _PAGED else name
 
@@ -124,26 +126,29 @@ def _paged(
 
 
 def _moe(
-    at: tuple[int, int, int, tuple[str, int]], dims: list[Any], types: list[str], concrete: Any
+    at: tuple[int, int, int, int, tuple[str, int]], dims: list[Any], types: list[str], concrete: Any
 ) -> Work | None:
-    x, w1, w2 = dims[at[0]], dims[at[1]], dims[at[2]]
-    where, i = at[3]
+    out_at, x_at, w1_at, w2_at = at[:4]
+    x, w1, w2 = dims[x_at], dims[w1_at], dims[w2_at]
+    where, i = at[4]
     if where == "dims":
         topk = dims[i][-1]
     else:
         topk = int(concrete[i]) if isinstance(concrete, list) and str(concrete[i]).isdigit() else 0
-    if len(x) != 2 or len(w1) != 3 or len(w2) != 3 or topk < 1 or w1[0] < 1:
+    if len(x) != 2 or len(w1) != 3 or len(w2) != 3:
         return None
     tokens, hidden = x
     experts, inter = w1[0], w2[2]
+    if not (0 < topk <= experts and tokens > 0):
+        return None
     if w1[2] != hidden or w2[1] != hidden or w2[0] != experts or w1[1] not in (inter, 2 * inter):
         return None  # packed weights (int4, fp4), or not this layout
     gated = 2 if w1[1] == 2 * inter else 1
     flops = 2 * tokens * topk * hidden * inter * (gated + 1) + tokens * hidden * (2 * topk - 1)
     hit = experts * (1 - ((experts - topk) / experts) ** tokens)  # expected experts routed to
-    weights = hit * (gated + 1) * inter * hidden * size(types[at[1]])
-    moved = 2 * tokens * hidden * size(types[at[0]]) + int(weights)
-    return Work(GEMM, flops, moved, types[at[1]])
+    weights = int(hit * (gated + 1) * inter * hidden * size(types[w1_at]))
+    moved = tokens * hidden * (size(types[x_at]) + size(types[out_at])) + weights
+    return Work(GEMM, flops, moved, types[x_at])  # its math runs at the tokens' precision
 
 
 def _te_gemm(dims: list[Any], types: list[str], concrete: Any) -> Work | None:
@@ -155,7 +160,8 @@ def _te_gemm(dims: list[Any], types: list[str], concrete: Any) -> Work | None:
     n, k_b = (b[1], b[0]) if trans_b else (b[0], b[1])
     if k != k_b:
         return None
-    bias = dims[14] if len(dims) > 14 and isinstance(dims[14], list) and dims[14] else None
+    # Kineto writes an empty tensor (no bias) as [0].
+    bias = dims[14] if len(dims) > 14 and isinstance(dims[14], list) and count(dims[14]) else None
     flops = 2 * m * n * k + (m * n if bias else 0)
     moved = count(a) * size(types[0]) + count(b) * size(types[5]) + count(out) * size(types[10])
     if bias:

@@ -53,6 +53,11 @@ class Work:
     context: str = ""
 
     @property
+    def variant(self) -> str:
+        """What sets two calls of the same shapes apart in the by-shape rows."""
+        return f"{self.math}|{self.context}"
+
+    @property
     def intensity(self) -> float:
         """FLOPs per byte moved."""
         return self.flops / self.bytes if self.bytes else math.inf

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
 
-from .formats import Member, folder_members
+from ..errors import TraceError
+from .formats import MEMBER_HEAD_BYTES, Member, folder_members, read_head
 
 _DISTRIBUTED = re.compile(rb'"distributedInfo"\s*:\s*(\{[^{}]*(?:\{[^{}]*\}[^{}]*)*\})')
 _RANK_IN_NAME = re.compile(r"(?:rank|worker)[-_]?(\d+)", re.IGNORECASE)
@@ -42,6 +42,15 @@ def head_rank(member: Member) -> tuple[int | None, int | None]:
         if isinstance(rank, int) and not isinstance(rank, bool):
             return rank, size if isinstance(size, int) and not isinstance(size, bool) else None
     return rank_from_name(member.path), None
+
+
+def rank_of(path: Path) -> int | None:
+    """The rank of one trace file, as a rank folder reads it (None: it names none)."""
+    try:
+        head = read_head(path, str(path))
+    except (OSError, TraceError):
+        return None
+    return head_rank(Member(path, head[:MEMBER_HEAD_BYTES]))[0]
 
 
 @dataclass(frozen=True)
@@ -74,13 +83,9 @@ class RankFiles:
         return out
 
 
-def rank_files(
-    folder: str | os.PathLike[str], unsettled: Collection[Path] = ()
-) -> RankFiles | None:
-    """The folder's rank traces, or None when it is not a rank set (fewer than two ranks);
-    none of the `unsettled` files (traces still being written: ingest/watch.py)."""
+def rank_files(folder: str | os.PathLike[str]) -> RankFiles | None:
+    """The folder's rank traces, or None when it is not a rank set (fewer than two ranks)."""
     traces, others = folder_members(folder)  # newest first
-    traces = [m for m in traces if m.path not in unsettled]
     files: dict[int, Path] = {}
     unranked: list[Path] = []
     older = 0

@@ -74,10 +74,6 @@ class Watch:
     def _candidates(self) -> list[Path]:
         return [p for p in self.folder.iterdir() if p.name.endswith(_SUFFIXES) and p.is_file()]
 
-    def unsettled(self) -> set[Path]:
-        """The new files not complete yet (being written, or cut)."""
-        return set(self.pending) | set(self.cut)
-
     def poll(self) -> list[Path]:
         """The traces complete since the last poll, oldest first."""
         ready: list[tuple[int, Path]] = []
