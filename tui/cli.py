@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from tui import commands
 from tui.commands.command import PROG, Command, CommandError, warn
@@ -79,12 +79,19 @@ def _run(args: list[str]) -> int:
         return e.code
 
 
+class _Parser(argparse.ArgumentParser):
+    """Argparse, whose usage errors are one line (the usage stays with --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def _parser(
     registered: Sequence[Command],
 ) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
     """The parser of `trace-tui`, with one subparser per registered command (by name)."""
     viewer = registered[0].name
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog=PROG,
         usage=f"{PROG} [FILE|FOLDER [NEW]] [options]\n       {PROG} COMMAND [options] ...",
         description="View and summarise PyTorch profiler (Chrome format) traces in the terminal.",
@@ -92,7 +99,7 @@ def _parser(
         f"{PROG} COMMAND --help tells the flags of each.",
     )
     choices = parser.add_subparsers(title="commands", metavar="COMMAND", prog=PROG)
-    subparsers = {}
+    subparsers: dict[str, argparse.ArgumentParser] = {}
     for command in registered:
         sub = choices.add_parser(command.name, help=command.help, description=command.description)
         command.prepare_parser(sub)

@@ -59,6 +59,9 @@ def cluster_executor(address: str | None, *sets: RankFiles | None) -> Iterator[E
                 threads_per_worker=1,  # a rank's summary is Python: one per process
                 processes=True,
                 dashboard_address=None,
+                # Its HTTP server still starts: on a free port, not 8787 (taken by another
+                # cluster, it would warn on stderr).
+                scheduler_kwargs={"dashboard_address": ":0"},
                 silence_logs=logging.ERROR,
             )
             client = distributed.Client(local)
