@@ -15,6 +15,7 @@ from tui.following import Following
 from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
+from tui.model.present.navigate import home_window, within
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.help import HelpScreen
@@ -131,6 +132,7 @@ class TraceApp(KeysFollowFocus):
                 while self._rank_screen is not None and self.screen is not self._rank_screen:
                     await self.pop_screen()  # a rank's timeline: back to the table it is over
                 self.ranks, self._rank_screen = ranks, None
+                self.clear_notifications()
                 what = Load(ranks.folder, self.cache, self.load_workers, self.cancelled,
                             ranks=ranks, executor=self.rank_executor)  # fmt: skip
                 await self.switch_screen(LoadScreen(what))
@@ -138,6 +140,7 @@ class TraceApp(KeysFollowFocus):
         path = self.following.take()
         if path is None:
             return
+        self.clear_notifications()  # "New: ... F opens the newest" is done
         here = self.screen
         if isinstance(here, TraceScreen):
             self._follow_from = (here.trace, here.timeline.window)
@@ -193,7 +196,9 @@ class TraceApp(KeysFollowFocus):
         await self.switch_screen(screen)
         if self._follow_from is not None:  # F: the same step and place in the newer trace
             (before, window), self._follow_from = self._follow_from, None
-            screen.timeline.set_window(aligned_window(before, trace, window))
+            # within the newer trace: a shorter one is not drawn as a dot in the older's span
+            aligned = aligned_window(before, trace, window)
+            screen.timeline.set_window(within(aligned, home_window(trace)))
             self.sub_title = printable(trace.path)
         kept, self._keep_window = self._keep_window, None
         if kept is not None:

@@ -10,6 +10,7 @@ from tests.bench.make_rank_set import write_rank_set
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import notes
 from tui.cli import make_app
+from tui.model.present.navigate import home_window
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
 from tui.widgets.key_footer import KeyFooter
@@ -108,3 +109,24 @@ async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
             pilot, lambda: all("rank_c" in p.name for p in app.ranks.files.values())
         )
         assert app.following.per_rank[0] == [tmp_path / "rank_d0.pt.trace.json"]
+
+
+async def test_a_shorter_newer_trace_opens_within_its_own_span(tmp_path):
+    step_trace(tmp_path / "long.json", [("k_add", 10.0)], steps=40)
+    app = make_app(tmp_path, follow=0.05)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert await _until(pilot, lambda: isinstance(app.screen, TraceScreen))
+        first = app.screen  # the home view: all 40 steps
+        short = tmp_path / "short.json"
+        step_trace(short, [("k_add", 10.0)], steps=2)
+        _later(short, 10)
+        assert await _until(pilot, lambda: app.following.ready)
+        await pilot.press("F")
+        assert await _until(
+            pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen is not first
+        )
+        shown = app.screen
+        home = home_window(shown.trace)
+        t0, t1 = shown.timeline.window
+        assert home[0] <= t0 and t1 <= home[1]  # not the 40 steps' span around 2 steps
+        assert not notes(app)  # the toast that offered F is gone

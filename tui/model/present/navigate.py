@@ -70,6 +70,13 @@ STRAY_GAP = 0.5
 STRAY_SHARE = 0.05
 
 
+def within(window: tuple[int, int], bounds: tuple[int, int]) -> tuple[int, int]:
+    """`window` narrowed to at most `bounds`' width and moved inside them."""
+    width = min(window[1] - window[0], bounds[1] - bounds[0])
+    start = min(max(window[0], bounds[0]), bounds[1] - width)
+    return start, start + width
+
+
 def home_window(trace: Trace) -> tuple[int, int]:
     """What `0` fits: the profiled steps (with the GPU work they launched), else the bulk of
     the slices, leaving out small clusters far from the rest."""
