@@ -130,3 +130,19 @@ async def test_a_shorter_newer_trace_opens_within_its_own_span(tmp_path):
         t0, t1 = shown.timeline.window
         assert home[0] <= t0 and t1 <= home[1]  # not the 40 steps' span around 2 steps
         assert not notes(app)  # the toast that offered F is gone
+
+
+def test_the_viewer_waits_for_the_first_trace_of_an_empty_folder(tmp_path, capsys):
+    import threading
+
+    from tui.commands.view import _wait_for_a_trace
+    from tui.model.ingest.watch import Watch
+
+    watch = Watch(tmp_path)
+    assert watch.newest is None  # nothing written yet: the viewer waits, not refuses
+    later = threading.Timer(0.3, step_trace, (tmp_path / "first.json", [("k_add", 10.0)]))
+    later.start()
+    _wait_for_a_trace(watch, str(tmp_path), 0.05)
+    later.join()
+    assert capsys.readouterr().out == f"waiting for a complete trace in {tmp_path} (ctrl+c stops)\n"
+    assert (tmp_path / "first.json").exists()

@@ -7,6 +7,7 @@ import atexit
 import os
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tui.commands.cluster import add_cluster_flag, cluster_executor
@@ -24,6 +25,7 @@ from tui.following import INTERVAL_S
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.source import max_stream_bytes
+from tui.model.ingest.watch import Watch
 from tui.model.text import printable
 
 
@@ -68,8 +70,12 @@ class ViewCommand:
             return _list(path)
         if path == "-":
             path, shown_as = _spool_stdin(), "standard input"
+        if args.follow and (args.new is not None or not Path(path).is_dir()):
+            raise CommandError("--follow needs one folder (where the job writes its traces)", 2)
+        watch = Watch(Path(path)) if args.follow else None
         try:
-            check_start(path)  # cheap checks before the terminal is taken over
+            if watch is None or watch.newest is not None:  # else: none written yet
+                check_start(path)  # cheap checks before the terminal is taken over
             if args.new is not None:
                 check_start(args.new)
         except TraceError as e:
@@ -78,8 +84,8 @@ class ViewCommand:
             raise CommandError(
                 "the viewer needs a terminal; for text output use: trace-tui info FILE", 2
             )
-        if args.follow and (args.new is not None or not Path(path).is_dir()):
-            raise CommandError("--follow needs one folder (where the job writes its traces)", 2)
+        if watch is not None and watch.newest is None:
+            _wait_for_a_trace(watch, path, args.interval)
         if not enough_memory(path, args, ask=True):
             return 1
         from tui.cli import make_app  # the app factory (tests build the app with it too)
@@ -94,6 +100,17 @@ class ViewCommand:
         if app.load_error is not None:
             raise CommandError(app.load_error)
         return app.return_code or 0
+
+
+def _wait_for_a_trace(watch: Watch, folder: str, interval: float) -> None:
+    """--follow on a folder with no complete trace yet (the job has not written one): wait
+    for the first, as `summary --follow` does."""
+    print(f"waiting for a complete trace in {printable(folder)} (ctrl+c stops)", flush=True)
+    try:
+        while not watch.poll():
+            time.sleep(interval)
+    except KeyboardInterrupt:
+        raise CommandError("stopped before a trace was written", 130) from None
 
 
 def _spool_stdin() -> str:
