@@ -333,3 +333,29 @@ def test_an_interval_that_would_crash_or_spin_is_refused(tmp_path, command, inte
     done = run(command, "--follow", str(tmp_path), "--interval", interval)
     assert done.returncode == 2
     assert f"--interval: not a number of seconds from 0.1 to 86400: '{interval}'" in done.stderr
+
+
+def test_follow_writes_json_lines_and_refuses_what_a_line_has_no_room_for(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    from tests.tui.helpers import ROOT
+
+    (tmp_path / "first.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
+    refused = run("summary", "--follow", str(tmp_path), "--kernels", "--format", "csv")
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith("not with --kernels, --format csv")
+    argv = ["summary", "--follow", str(tmp_path), "--interval", "0.1", "--format", "json"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tui", *argv], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        line = json.loads(proc.stdout.readline())  # no "following" line: JSON lines only
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+    assert line["file"] == str(tmp_path / "first.json") and line["steps"] == 0
+    assert line["verdict"] == "mixed" and line["gpu_busy"] == pytest.approx(25 / 72)
+    assert proc.returncode == 0

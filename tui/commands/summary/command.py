@@ -163,6 +163,13 @@ class SummaryCommand:
         view = _checked_view(args)
         path = chosen_headless(args)
         if args.follow:
+            given = _not_followed(args)
+            if given:
+                raise CommandError(
+                    "--follow prints one line per trace (--format json: one JSON object a "
+                    f"line): not with {', '.join(given)}",
+                    2,
+                )
             return follow(path, args)
         found, why = rank_set(path)
         if why is not None:
@@ -181,6 +188,16 @@ class SummaryCommand:
         scope = Scope() if args.step is None else _step_scope(trace, args.step)
         (table.show if view is None else view.show)(trace, args, scope)
         return 0
+
+
+def _not_followed(args: argparse.Namespace) -> list[str]:
+    """The flags given that --follow's one line per trace has no room for."""
+    tables = ("kernels", "by_shape", *VIEWS)
+    given = [name for name in tables if getattr(args, name)]
+    given += [name for name in DEFAULTS if getattr(args, name) != DEFAULTS[name]]
+    given += ["capture"] if args.capture is not None else []
+    flags = [f"--{name.replace('_', '-')}" for name in given]
+    return flags + ([f"--format {args.format}"] if args.format in ("markdown", "csv") else [])
 
 
 def _checked_view(args: argparse.Namespace) -> View | None:
