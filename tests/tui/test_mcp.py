@@ -55,7 +55,7 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         "graphs": ({"path": trace}, ["summary", trace, "--graphs", "--format", "json"]),
         "diff": ({"base": base, "new": new}, ["diff", base, new, "--format", "json"]),
         "ranks": (
-            {"folder": ranks, "top": 3},
+            {"path": ranks, "top": 3},
             ["summary", ranks, "--format", "json", "--top", "3"],
         ),
     }
@@ -75,6 +75,8 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
             printed = _cli(*argv)
             if name in ("ops", "kernels"):  # the table, without the verdict around it
                 printed = {key: printed[key] for key in server.TABLE_KEYS}
+            if name == "diff":  # a region's replaced kernels: the first few, and how many
+                printed = server._replaced_cut(printed)
             assert json.loads(answer.content[0].text) == printed, name
         # A slice's details: the lane and time of the trace's first kernel.
         lanes = _cli("info", trace, "--json")["lanes"]
@@ -96,7 +98,7 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         assert wrong.isError and "top -1: a number of rows, 0 (all, at most 200) or more" in (
             wrong.content[0].text
         )
-        one = await session.call_tool("ranks", {"folder": trace})
+        one = await session.call_tool("ranks", {"path": trace})
         assert one.isError and one.content[0].text.endswith(
             "a100_simple_add.json.gz: not a folder of rank traces"
         )
@@ -121,3 +123,24 @@ def test_gaps_are_the_longest_first_with_what_the_cpu_did():
     assert [g["dur_ns"] for g in found] == [23_000, 22_000]
     assert found[0]["cause"] == "host wait" and found[0]["whole_device"]
     assert found[0]["details"]["its launch"] == "cudaGraphLaunch, 13 us after the GPU went idle"
+
+
+def test_replies_stay_small_and_bad_arguments_are_one_line(shared, tmp_path):
+    from tui.commands import mcp as tools
+
+    tracelens = shared / "tracelens"
+    base, new = tracelens / "h100_bert_small.json.gz", tracelens / "h100_qwen1.5_0.5b_chat.json.gz"
+    regions = tools.diff(str(base), str(new))["regions"]
+    cut = [r["replaced"] for r in regions if r.get("replaced")]
+    assert cut and all(len(r["new"]) <= tools.REPLACED_SHOWN <= r["new_count"] for r in cut[:1])
+    assert all(len(r["gone"]) <= r["gone_count"] for r in cut)
+    assert len(tools.gaps(str(base), top=0)["gaps"]) <= tools.MAX_GAPS
+    with pytest.raises(ValueError, match=r"^depth -1: levels of the tree, 1 or more$"):
+        tools.tree(str(base), depth=-1)
+    with pytest.raises(ValueError, match=r"^path: the trace or folder to read \(not empty\)$"):
+        tools.summary("")
+    for rank in (0, 1):  # two ranks of one job, and a trace naming no rank: not one job's
+        (tmp_path / f"rank{rank}.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
+    (tmp_path / "other.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
+    with pytest.raises(ValueError, match="name no rank: not one job's ranks$"):
+        tools.ranks(str(tmp_path))

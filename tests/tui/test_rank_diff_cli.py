@@ -79,6 +79,10 @@ def test_sets_of_different_sizes_compare_the_ranks_both_have(runs):
     [
         (["--sort", "self_cpu"], "--sort: rank sets are listed by the change of each rank's step"),
         (["--metric", "busy"], "--metric busy: rank sets are gated on the step only"),
+        (
+            ["--fail-on-regression", "nan"],
+            "--fail-on-regression must be 0 or more (a percent of growth)",
+        ),
     ],
 )
 def test_flags_of_a_trace_diff_are_refused_in_one_line(runs, extra, says):

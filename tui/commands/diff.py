@@ -70,7 +70,7 @@ class DiffCommand:
         if args.top < 0:
             raise CommandError("--top must be 0 or more", 2)
         gate = args.fail_on_regression
-        if gate is not None and gate < 0:
+        if gate is not None and not gate >= 0:  # NaN too: it would pass every comparison
             raise CommandError("--fail-on-regression must be 0 or more (a percent of growth)", 2)
         base_set, new_set = (_rank_set(path) for path in (args.base, args.new))
         if (base_set is None) != (new_set is None):

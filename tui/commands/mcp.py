@@ -27,6 +27,7 @@ from tui.model.text import printable
 from tui.model.trace import Trace
 
 MAX_ROWS = 200
+MAX_GAPS = 50  # each with its details: 200 would be 200 KB
 NAME = "trace-tui"
 
 
@@ -91,6 +92,8 @@ def _command(name: str, *argv: str) -> Any:
     error's too) is the tool's error."""
     from tui.commands import COMMANDS
 
+    if not argv or not argv[0]:  # the command would take the newest trace of its folder
+        raise ValueError("path: the trace or folder to read (not empty)")
     command = next(c for c in COMMANDS if c.name == name).load()
     parser = argparse.ArgumentParser(prog=f"trace-tui {name}", exit_on_error=False)
     command.prepare_parser(parser)
@@ -150,7 +153,9 @@ def tree(path: str, view: str | None = None, depth: int = 6) -> Any:
     """Where the time goes as a call tree (Python frames, modules, annotations, ops), by GPU
     time where the trace has GPU work; `view`: top-down, bottom-up, modules, module classes."""
     extra = ("--view", view) if view else ()
-    depth_arg = str(max(1, min(depth, 20)))
+    if depth < 1:
+        raise ValueError(f"depth {depth}: levels of the tree, 1 or more")
+    depth_arg = str(min(depth, 20))
     return _command("summary", path, "--tree", "--format", "json", "--depth", depth_arg, *extra)
 
 
@@ -167,30 +172,51 @@ def graphs(path: str, top: int = 20) -> Any:
 
 def diff(base: str, new: str, top: int = 20) -> Any:
     """What changed from BASE to NEW (two traces: step time, GPU busy, idle by cause, the op,
-    kernel and region tables by the largest change; two folders of rank traces: each rank's
-    step, GPU busy and communication, the ranks that regressed most, the stragglers)."""
-    return _command("diff", base, new, "--format", "json", "--top", _rows(top))
+    kernel and region tables by the largest change, a region's replaced kernels cut to 5;
+    two folders of rank traces: each rank's step, GPU busy and communication, the ranks that
+    regressed most, the stragglers)."""
+    return _replaced_cut(_command("diff", base, new, "--format", "json", "--top", _rows(top)))
 
 
-def ranks(folder: str, top: int = 20) -> Any:
+REPLACED_SHOWN = 5  # of a region's kernels gone or new: the list can run to hundreds
+
+
+def _replaced_cut(doc: dict[str, Any]) -> dict[str, Any]:
+    """The diff with each region's `replaced` kernels cut to the first few, and their counts."""
+    for region in doc.get("regions", ()):
+        replaced = region.get("replaced")
+        if isinstance(replaced, dict):
+            for side in ("gone", "new"):
+                names = replaced.get(side) or []
+                replaced[side], replaced[f"{side}_count"] = names[:REPLACED_SHOWN], len(names)
+    return doc
+
+
+def ranks(path: str, top: int = 20) -> Any:
     """The rank table of a folder of one job's rank traces: per rank its steps, GPU busy,
     communication, wait in collectives and own work; the straggler and the slowest rank; the
     rank x step matrix and the collectives that waited longest (`top` of them)."""
-    from tui.commands.loading import rank_set
+    from tui.model.ingest.rank_folder import rank_files
 
-    found, why = rank_set(folder)
-    if found is None and Path(folder).exists():  # a missing path: the command says so
-        raise ValueError(why or f"{printable(folder)}: not a folder of rank traces")
-    return _command("summary", folder, "--format", "json", "--top", _rows(top))
+    if Path(path).is_dir():  # a missing path: the command says so
+        found = rank_files(path)
+        if found is None:
+            raise ValueError(f"{printable(path)}: not a folder of rank traces")
+        if found.mixed is not None:
+            raise ValueError(f"{printable(path)}: {found.mixed}: not one job's ranks")
+    elif Path(path).exists():
+        raise ValueError(f"{printable(path)}: not a folder of rank traces")
+    return _command("summary", path, "--format", "json", "--top", _rows(top))
 
 
 def gaps(path: str, top: int = 10) -> Any:
-    """The longest idle gaps of the GPU (every stream idle first, then single streams), each
-    with its cause (HTA's rule: host wait, kernel wait, other) and what the CPU did meanwhile:
-    the DataLoader, the calls covering it, a sync waiting on the GPU, the launch that ended it."""
+    """The longest idle gaps of the GPU (every stream idle first, then single streams; `top`
+    of them, at most 50), each with its cause (HTA's rule: host wait, kernel wait, other) and
+    what the CPU did meanwhile: the DataLoader, the calls covering it, a sync waiting on the
+    GPU, the launch that ended it."""
     trace = _load(path)
     found = idle_gaps(trace)
-    order = largest_first(found)[: int(_rows(top))]
+    order = largest_first(found)[: min(int(_rows(top)), MAX_GAPS)]
     return {
         "path": path,
         "gaps": [
