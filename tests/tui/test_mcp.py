@@ -142,5 +142,5 @@ def test_replies_stay_small_and_bad_arguments_are_one_line(shared, tmp_path):
     for rank in (0, 1):  # two ranks of one job, and a trace naming no rank: not one job's
         (tmp_path / f"rank{rank}.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
     (tmp_path / "other.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
-    with pytest.raises(ValueError, match="name no rank: not one job's ranks$"):
+    with pytest.raises(ValueError, match=r"name no rank: not one job's ranks$"):
         tools.ranks(str(tmp_path))
