@@ -8,7 +8,6 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Executor
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -18,6 +17,8 @@ from tui.commands.loading import rank_set
 from tui.model.ingest.cache import ModelCache
 
 if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
     from tui.app import TraceApp
 
 

@@ -14,7 +14,15 @@ import pytest
 
 from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
-from tui.model.analysis import attribution, ops, roofline, summary, tensor_cores, verdict
+from tui.model.analysis import (
+    attribution,
+    ops,
+    replay_work,
+    roofline,
+    summary,
+    tensor_cores,
+    verdict,
+)
 from tui.model.analysis import health as health_module
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import profiled_window
@@ -81,6 +89,7 @@ def _facts(trace):
         ops.op_stats(trace, Scope(0, 60_000)),
         roofline.modelled_calls(trace),
         tensor_cores.has_matmul_kernels(trace),
+        replay_work.captures(trace),
     )
 
 
@@ -248,5 +257,25 @@ def test_each_fact_keeps_the_slot_its_analysis_names():
         "step rows": summary.STEPS_KEY,
         "verdicts": verdict.KEY,
         "op stats": ops.KEY,
+        "graph captures": replay_work.CAPTURES_KEY,
     }
     assert {name: fact.slot for name, fact in facts.FACTS.items()} == keys
+
+
+def test_graph_captures_read_back_without_decoding_the_launches_args(tmp_path, monkeypatch):
+    from tests.model.test_replay_work import _capture, _replays, _write
+
+    events = _capture() + _replays(1000)
+    for e in events:  # HIP's launches name their kernels
+        if e["name"] == "cudaLaunchKernel":
+            e["args"]["kernel"] = "gemm_kernel" if e["ts"] == 3 else "relu_kernel"
+    path = _write(tmp_path / "t.json", events)
+    cache = ModelCache(tmp_path / "cache")
+    first = replay_work.captures(load_trace(path, cache=cache))
+    assert [c.kernels for c in first] == [["gemm_kernel", "relu_kernel"]]
+
+    def no_args(trace, launch):
+        raise AssertionError("a launch's args decoded again")
+
+    monkeypatch.setattr(replay_work, "_kernel_named", no_args)
+    assert replay_work.captures(load_trace(path, cache=cache)) == first

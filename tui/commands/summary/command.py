@@ -4,6 +4,7 @@ declare, and which view shows the trace."""
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,9 +18,8 @@ from tui.commands.loading import (
     rank_set,
     seconds,
 )
-from tui.commands.summary import graphs, ranks, roofline, table, tree
+from tui.commands.summary import table
 from tui.commands.summary.capture import capture_trace
-from tui.commands.summary.follow import follow
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
@@ -47,13 +47,24 @@ class View:
     refuses: tuple[str, ...]
 
 
+def _view_of(module: str) -> Callable[[Trace, argparse.Namespace, Scope], None]:
+    """A view's `show`, its module imported when it runs: the table is what most runs show,
+    and a start-up that imports every view is a tenth of a small trace's summary."""
+
+    def show(trace: Trace, args: argparse.Namespace, scope: Scope) -> None:
+        found = importlib.import_module(f"tui.commands.summary.{module}")
+        found.show(trace, args, scope)
+
+    return show
+
+
 # Keyed by the flag that picks the view (one at a time: argparse's mutually exclusive group).
 # The roofline and the graphs take --top (rows, nodes per graph); a step's tree is --step N,
 # and the tree's rows are --depth.
 VIEWS = {
-    "roofline": View(roofline.show, ("sort", "step", "python_frames")),
-    "graphs": View(graphs.show, ("sort", "step", "python_frames")),
-    "tree": View(tree.show, ("sort", "top", "python_frames")),
+    "roofline": View(_view_of("roofline"), ("sort", "step", "python_frames")),
+    "graphs": View(_view_of("graphs"), ("sort", "step", "python_frames")),
+    "tree": View(_view_of("tree"), ("sort", "top", "python_frames")),
 }
 TREE_FLAGS = ("weight", "view", "depth")  # they shape --tree's output: refused without it
 
@@ -170,6 +181,8 @@ class SummaryCommand:
                     f"line): not with {', '.join(given)}",
                     2,
                 )
+            from tui.commands.summary.follow import follow
+
             return follow(path, args)
         found, why = rank_set(path)
         if why is not None:
@@ -177,6 +190,8 @@ class SummaryCommand:
         if found is not None:
             if args.capture is not None:
                 raise CommandError("--capture reads one trace's graph replays: not a rank set", 2)
+            from tui.commands.summary import ranks  # the rank pass, for a folder of ranks
+
             ranks.show(found, args)
             return 0
         if args.cluster is not None:

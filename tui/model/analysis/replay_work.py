@@ -95,9 +95,13 @@ def with_replays(r: Roofline, trace: Trace, capture: Trace | None) -> Roofline:
     )
 
 
+CAPTURES_KEY = "graph captures"  # its slot in `trace.derived` (a model cache may fill it)
+
+
 def captures(capture: Trace) -> list[Captured]:
-    """The capture regions of `capture` (computed once per trace)."""
-    return capture.derive("graph captures", lambda: _captures(capture))
+    """The capture regions of `capture` (computed once per trace: the kernels the launches
+    name are in their args, decoded from the file)."""
+    return capture.derive(CAPTURES_KEY, lambda: _captures(capture))
 
 
 def _captures(trace: Trace) -> list[Captured]:

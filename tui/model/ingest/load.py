@@ -10,7 +10,6 @@ from typing import Any
 
 from ..errors import TraceError
 from ..trace import Format, Trace
-from .assemble import assemble
 from .cache import ModelCache
 from .cores import default_workers
 from .formats import format_for, refuse, resolve
@@ -84,4 +83,6 @@ def load_trace(
         workers = default_workers() if big else 1
     imported = door.read(source, progress, workers)
     fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
+    from .assemble import assemble  # a cached model needs none of it: not at start-up
+
     return assemble(source.path, fmt, imported, threads=workers > 1)

@@ -1,5 +1,5 @@
 """How the analyses' larger facts are written to the cache and read back (passes/facts.py):
-a roofline's rows, steps' verdicts, a window's verdict, a scope's op table.
+a roofline's rows, steps' verdicts, a window's verdict, a scope's op table, graph captures.
 
 Apart from facts.py, and imported on first use: it imports the analyses whose results it reads,
 a third of a cached `info`'s start-up, which reads none of them.
@@ -16,6 +16,7 @@ import numpy as np
 from ..analysis.gpu_time import GpuTime
 from ..analysis.op_work import WorkTotals
 from ..analysis.ops import OpStat
+from ..analysis.replay_work import Captured
 from ..analysis.roofline import ShapeRow, ShapeRows
 from ..analysis.summary import StepRow
 from ..analysis.verdict import Verdict
@@ -52,6 +53,18 @@ def read_rows(kept: Any) -> ShapeRows:
     if call_rows.shape != call_group.shape or call_rows.ndim != 1:
         raise ValueError("the calls and their rows differ in length")
     return rows, call_rows, call_group
+
+
+def read_captures(kept: Any) -> list[Captured]:
+    out = []
+    for region in kept:
+        launches = [_whole(r) for r in region["launches"]]
+        kernels = [_whole(k, str) for k in region["kernels"]]
+        ops = [_whole(r) for r in region["ops"]]
+        if not len(launches) == len(kernels) == len(ops):
+            raise ValueError("a capture's launches, kernels and ops differ in length")
+        out.append(Captured(launches, kernels, ops))
+    return out
 
 
 def read_steps(kept: Any) -> list[StepRow]:

@@ -127,6 +127,7 @@ FACTS = {
     "step rows": Fact("step_rows", _later("dump_all"), _later("read_steps")),
     "verdicts": Fact("verdict ", asdict, _later("read_verdict"), keyed=True),
     "op stats": Fact("op_stats ", _later("dump_all"), _later("read_stats"), keyed=True),
+    "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
 }
 
 
