@@ -96,9 +96,10 @@ def _graphs(trace: Trace) -> Graphs:
     labels: list[str] = []
     members: list[list[int]] = []
     replays: list[Replay] = []
+    ids = graph_ids(trace, work[cut].tolist())
     for i in np.argsort(s.start[launch[cut]], kind="stable").tolist():
         rows = work[cut[i] : ends[i]]
-        gid = _graph_id(trace, int(rows[0]))
+        gid = ids.get(int(rows[0]))
         key: object = ("id", gid) if gid is not None else tuple(s.name[rows].tolist())
         g = keys.get(key)
         if g is None:
@@ -131,6 +132,15 @@ def _graphs(trace: Trace) -> Graphs:
         replay_at[r.work] = replay_at[r.launch] = k
         place[r.work] = np.arange(len(r.work))
     return Graphs(replays, [found[g] for g in rank], total, graph_of, replay_at, place)
+
+
+GRAPH_IDS_KEY = "graph ids"  # its slot in `trace.derived` (a model cache may fill it)
+
+
+def graph_ids(trace: Trace, firsts: list[int]) -> dict[int, int | None]:
+    """The `graph id` Kineto writes on a replay's kernels, by the row of each replay's first
+    kernel: read from their args once per trace (those are decoded from the file)."""
+    return trace.derive(GRAPH_IDS_KEY, lambda: {row: _graph_id(trace, row) for row in firsts})
 
 
 def _graph_id(trace: Trace, row: int) -> int | None:

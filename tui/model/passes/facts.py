@@ -98,6 +98,13 @@ def _whole(value: Any, kind: type = int) -> Any:
     return value
 
 
+def _read_graph_ids(kept: Any) -> dict[int, int | None]:
+    found = {_whole(row): gid if gid is None else _whole(gid) for row, gid in kept}
+    if len(found) != len(kept):
+        raise ValueError("a replay's first kernel twice")
+    return found
+
+
 def _read_bool(kept: Any) -> bool:
     if not isinstance(kept, bool):
         raise TypeError("not true or false")
@@ -128,6 +135,7 @@ FACTS = {
     "verdicts": Fact("verdict ", asdict, _later("read_verdict"), keyed=True),
     "op stats": Fact("op_stats ", _later("dump_all"), _later("read_stats"), keyed=True),
     "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
+    "graph ids": Fact("graph ids", lambda ids: list(ids.items()), _read_graph_ids),
 }
 
 
