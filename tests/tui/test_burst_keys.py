@@ -10,7 +10,7 @@ import pytest
 from tests.bench.make_rank_set import write_rank_set
 from tests.conftest import DATA
 from tests.model.test_diff import step_trace
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, notes
 from tests.tui.test_key_fuzz import _play
 
 
@@ -121,3 +121,14 @@ async def test_closing_the_search_gives_the_focus_back_to_the_pane(pane):
         await pilot.press("escape" if pane == "t" else "slash", "escape")
         await pilot.pause()
         assert app.focused is (app.query_one("Timeline") if pane == "t" else before)
+
+
+async def test_an_enter_typed_in_the_burst_submits_the_text_before_it():
+    """`/add⏎` at paste speed: the enter reached the box before the letters (which come back up
+    through the app) and searched for ''."""
+    async with loaded(DATA / "gpu_streams.json", (100, 30)) as (pilot, app):
+        await _play(pilot, ["slash", "a", "d", "d", "enter"])
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert notes(app)[-1] == "match 1 of 2 for 'add' (n, N: next, previous)"
+        assert app.trace.slice_name(app.screen.timeline.selection.slice).startswith("aten::add")

@@ -28,12 +28,26 @@ class KeysFollowFocus(App[None]):
     timeline whole: its `/` opens the search box and gives it the focus, and "addmm", already
     the timeline's, come back up to the app unread. A printable key that comes up while a text
     box has the focus is one of those (the box stops every printable key it is given): it is
-    typed into the box, as it would have been typed slowly, and runs no binding (the screen's
-    `t` is not the stats pane while one types "stats")."""
+    typed into the box at once, as it would have been typed slowly, and runs no binding (the
+    screen's `t` is not the stats pane while one types "stats"). A key read while the widget
+    the last one went to still holds keys goes there too, behind them: the `enter` of a fast
+    "/addmm⏎" then reaches the box after the letters, not before (it searched for '')."""
+
+    _last_target: Widget | None = None
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            behind = self._last_target
+            if behind is not None and behind.is_attached and behind.message_queue_size:
+                if not await self._check_bindings(event.key, priority=True):
+                    behind._forward_event(event)
+                return
+            self._last_target = self.focused or self.screen
+        await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
         # Textual runs App._on_key after this one (a handler per class): not for these keys.
         focused = self.focused
-        if isinstance(focused, Input) and event.is_printable:
+        if isinstance(focused, Input) and event.is_printable and event.character:
             event.prevent_default()
-            focused.post_message(events.Key(event.key, event.character))
+            focused.insert_text_at_cursor(event.character)
