@@ -15,7 +15,7 @@ from tui.following import Following
 from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
-from tui.model.present.navigate import home_window, within
+from tui.model.present.navigate import within
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.help import HelpScreen
@@ -198,7 +198,7 @@ class TraceApp(KeysFollowFocus):
             (before, window), self._follow_from = self._follow_from, None
             # within the newer trace: a shorter one is not drawn as a dot in the older's span
             aligned = aligned_window(before, trace, window)
-            screen.timeline.set_window(within(aligned, home_window(trace)))
+            screen.timeline.set_window(within(aligned, (0, max(trace.span_ns, 1))))
             self.sub_title = printable(trace.path)
         kept, self._keep_window = self._keep_window, None
         if kept is not None:

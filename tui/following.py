@@ -72,8 +72,8 @@ class Following:
         of = len(shown.files)
         if rounds:
             files = {rank: self.per_rank[rank][rounds - 1] for rank in shown.files}
-            left_out = sum(len(paths) for paths in self.per_rank.values()) - of
-            self.round = replace(shown, files=files, older=shown.older + of + left_out)
+            # older now: those shown, and each rank's rounds before the one opened
+            self.round = replace(shown, files=files, older=shown.older + of * rounds)
             said = f"A newer trace for every rank ({of}). F opens them."
         else:
             fresh = sum(rank in self.per_rank for rank in shown.files)

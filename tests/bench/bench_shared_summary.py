@@ -42,6 +42,8 @@ def main() -> None:
                     try:
                         _, used, _, _ = run(build, ["-m", "tui", "summary", str(f)], {})
                     except RuntimeError:
+                        if build is here:
+                            raise
                         continue  # a trace the older build refuses
                     if round_:
                         cpu.setdefault((f.name, build.name), []).append(used)

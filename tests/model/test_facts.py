@@ -1,6 +1,6 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
 were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed,
-every step's verdict, a window's verdict, a scope's op table) is
+every step's verdict, a window's verdict, a scope's op table, graph ids and captures) is
 kept beside the cached model as it is derived; a later
 run reads it back equal to a fresh computation, a changed trace derives it again, loading
 derives nothing ahead of need, and an entry without facts (as the build before them wrote),
@@ -303,3 +303,17 @@ def test_graph_ids_read_back_without_decoding_the_kernels_args(tmp_path, monkeyp
     monkeypatch.setattr(graphs, "_graph_id", no_args)
     again = graphs.graphs(load_trace(path, cache=cache))
     assert [g.label for g in again.graphs] == ["graph 7"] and len(again.replays) == 2
+
+
+def test_a_graph_id_json_cannot_hold_is_no_id_and_the_cached_run_goes_on(tmp_path):
+    from tests.model.test_replay_work import _replays, _write
+
+    events = _replays(1000)
+    for e in events:
+        if e["cat"] == "kernel":
+            e["args"]["graph id"] = 10**30  # beyond int64: orjson cannot write it
+    path = _write(tmp_path / "t.json", events)
+    cache = ModelCache(tmp_path / "cache")
+    for _ in range(2):  # written, then read back
+        found = graphs.graphs(load_trace(path, cache=cache))
+        assert [g.label for g in found.graphs] == ["graph #1"] and len(found.replays) == 2

@@ -10,7 +10,6 @@ from tests.bench.make_rank_set import write_rank_set
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import notes
 from tui.cli import make_app
-from tui.model.present.navigate import home_window
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
 from tui.widgets.key_footer import KeyFooter
@@ -92,6 +91,7 @@ async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
             pilot, lambda: isinstance(app.screen, RankScreen) and app.ranks.files != before
         )
         assert all("rank_b" in p.name for p in app.ranks.files.values())
+        assert app.ranks.older == 3  # the first run's traces
         assert await _until(pilot, lambda: app.screen.query("RankView"))
         assert app.screen.query_one("RankView").report.straggler == 2
         # A round later, rank 0 runs ahead: its third trace is there before the others'
@@ -109,6 +109,7 @@ async def test_a_rank_folder_comes_back_over_each_ranks_newest_trace(tmp_path):
             pilot, lambda: all("rank_c" in p.name for p in app.ranks.files.values())
         )
         assert app.following.per_rank[0] == [tmp_path / "rank_d0.pt.trace.json"]
+        assert app.ranks.older == 6  # two runs before it; rank 0's next one is newer, not older
 
 
 async def test_a_shorter_newer_trace_opens_within_its_own_span(tmp_path):
@@ -126,9 +127,8 @@ async def test_a_shorter_newer_trace_opens_within_its_own_span(tmp_path):
             pilot, lambda: isinstance(app.screen, TraceScreen) and app.screen is not first
         )
         shown = app.screen
-        home = home_window(shown.trace)
-        t0, t1 = shown.timeline.window
-        assert home[0] <= t0 and t1 <= home[1]  # not the 40 steps' span around 2 steps
+        # the whole newer trace, not the 40 steps' span around its 2
+        assert shown.timeline.window == (0, shown.trace.span_ns)
         assert not notes(app)  # the toast that offered F is gone
 
 
@@ -140,9 +140,11 @@ def test_the_viewer_waits_for_the_first_trace_of_an_empty_folder(tmp_path, capsy
 
     watch = Watch(tmp_path)
     assert watch.newest is None  # nothing written yet: the viewer waits, not refuses
-    later = threading.Timer(0.3, step_trace, (tmp_path / "first.json", [("k_add", 10.0)]))
-    later.start()
-    _wait_for_a_trace(watch, str(tmp_path), 0.05)
-    later.join()
+    waiting = threading.Thread(target=_wait_for_a_trace, args=(watch, str(tmp_path), 0.05))
+    waiting.start()
+    waiting.join(0.5)
+    assert waiting.is_alive()  # nothing written: it waits
+    step_trace(tmp_path / "first.json", [("k_add", 10.0)])
+    waiting.join(10)
+    assert not waiting.is_alive()  # the first complete trace ends the wait
     assert capsys.readouterr().out == f"waiting for a complete trace in {tmp_path} (ctrl+c stops)\n"
-    assert (tmp_path / "first.json").exists()

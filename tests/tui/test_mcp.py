@@ -133,12 +133,19 @@ def test_replies_stay_small_and_bad_arguments_are_one_line(shared, tmp_path):
     regions = tools.diff(str(base), str(new))["regions"]
     cut = [r["replaced"] for r in regions if r.get("replaced")]
     assert cut and all(len(r["new"]) <= tools.REPLACED_SHOWN <= r["new_count"] for r in cut[:1])
-    assert all(len(r["gone"]) <= r["gone_count"] for r in cut)
+    assert all(len(r[side]) <= tools.REPLACED_SHOWN for r in cut for side in ("new", "gone"))
     assert len(tools.gaps(str(base), top=0)["gaps"]) <= tools.MAX_GAPS
     with pytest.raises(ValueError, match=r"^depth -1: levels of the tree, 1 or more$"):
         tools.tree(str(base), depth=-1)
-    with pytest.raises(ValueError, match=r"^path: the trace or folder to read \(not empty\)$"):
-        tools.summary("")
+    for call in (
+        lambda: tools.summary(""),
+        lambda: tools.gaps(""),
+        lambda: tools.slice_at("", "stream 7", 0),
+        lambda: tools.diff(str(base), ""),
+        lambda: tools.ranks("-"),  # standard input is the protocol's stream
+    ):
+        with pytest.raises(ValueError, match=r"^path '-?': the trace or folder to read$"):
+            call()
     for rank in (0, 1):  # two ranks of one job, and a trace naming no rank: not one job's
         (tmp_path / f"rank{rank}.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
     (tmp_path / "other.json").write_bytes((DATA / "gpu_streams.json").read_bytes())

@@ -343,9 +343,10 @@ def test_follow_writes_json_lines_and_refuses_what_a_line_has_no_room_for(tmp_pa
     from tests.tui.helpers import ROOT
 
     (tmp_path / "first.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
-    refused = run("summary", "--follow", str(tmp_path), "--kernels", "--format", "csv")
+    argv = ("--kernels", "--peaks", "bf16=989", "--format", "csv")
+    refused = run("summary", "--follow", str(tmp_path), *argv)
     assert refused.returncode == 2
-    assert refused.stderr.strip().endswith("not with --kernels, --format csv")
+    assert refused.stderr.strip().endswith("not with --kernels, --peaks, --format csv")
     argv = ["summary", "--follow", str(tmp_path), "--interval", "0.1", "--format", "json"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "tui", *argv], cwd=ROOT, stdout=subprocess.PIPE, text=True

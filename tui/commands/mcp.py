@@ -92,8 +92,6 @@ def _command(name: str, *argv: str) -> Any:
     error's too) is the tool's error."""
     from tui.commands import COMMANDS
 
-    if not argv or not argv[0]:  # the command would take the newest trace of its folder
-        raise ValueError("path: the trace or folder to read (not empty)")
     command = next(c for c in COMMANDS if c.name == name).load()
     parser = argparse.ArgumentParser(prog=f"trace-tui {name}", exit_on_error=False)
     command.prepare_parser(parser)
@@ -116,7 +114,7 @@ def _command(name: str, *argv: str) -> Any:
 def info(path: str) -> Any:
     """What a trace (or folder) holds, as loaded: its kind, devices, lanes, counts and health.
     Loading caches the model, so later questions about the same file are fast."""
-    return _command("info", path, "--json")
+    return _command("info", _path(path), "--json")
 
 
 def summary(path: str, step: int | None = None, top: int = 10) -> Any:
@@ -125,7 +123,7 @@ def summary(path: str, step: int | None = None, top: int = 10) -> Any:
     idle time by cause, every step's verdict, the next steps (recommendations), and the top
     `top` ops. For a folder of rank traces: the rank table (see `ranks`)."""
     extra = () if step is None else ("--step", str(step))
-    return _command("summary", path, "--format", "json", "--top", _rows(top), *extra)
+    return _command("summary", _path(path), "--format", "json", "--top", _rows(top), *extra)
 
 
 def ops(path: str, sort: str | None = None, top: int = 20, by_shape: bool = False) -> Any:
@@ -136,7 +134,7 @@ def ops(path: str, sort: str | None = None, top: int = 20, by_shape: bool = Fals
     extra = ("--sort", sort) if sort else ()
     shape = ("--by-shape",) if by_shape else ()
     return _table(
-        _command("summary", path, "--format", "json", "--top", _rows(top), *extra, *shape)
+        _command("summary", _path(path), "--format", "json", "--top", _rows(top), *extra, *shape)
     )
 
 
@@ -145,7 +143,9 @@ def kernels(path: str, sort: str | None = None, top: int = 20) -> Any:
     all, at most 200)."""
     extra = ("--sort", sort) if sort else ()
     return _table(
-        _command("summary", path, "--kernels", "--format", "json", "--top", _rows(top), *extra)
+        _command(
+            "summary", _path(path), "--kernels", "--format", "json", "--top", _rows(top), *extra
+        )
     )
 
 
@@ -156,18 +156,19 @@ def tree(path: str, view: str | None = None, depth: int = 6) -> Any:
     if depth < 1:
         raise ValueError(f"depth {depth}: levels of the tree, 1 or more")
     depth_arg = str(min(depth, 20))
-    return _command("summary", path, "--tree", "--format", "json", "--depth", depth_arg, *extra)
+    argv = ("--tree", "--format", "json", "--depth", depth_arg, *extra)
+    return _command("summary", _path(path), *argv)
 
 
 def roofline(path: str, top: int = 20) -> Any:
     """FLOPs, bytes, achieved TFLOP/s and TB/s and % of the device's peak per op and input
     shapes (traces recorded with record_shapes=True)."""
-    return _command("summary", path, "--roofline", "--format", "json", "--top", _rows(top))
+    return _command("summary", _path(path), "--roofline", "--format", "json", "--top", _rows(top))
 
 
 def graphs(path: str, top: int = 20) -> Any:
     """The CUDA/HIP graphs replayed, each with its kernels per graph node."""
-    return _command("summary", path, "--graphs", "--format", "json", "--top", _rows(top))
+    return _command("summary", _path(path), "--graphs", "--format", "json", "--top", _rows(top))
 
 
 def diff(base: str, new: str, top: int = 20) -> Any:
@@ -175,7 +176,8 @@ def diff(base: str, new: str, top: int = 20) -> Any:
     kernel and region tables by the largest change, a region's replaced kernels cut to 5;
     two folders of rank traces: each rank's step, GPU busy and communication, the ranks that
     regressed most, the stragglers)."""
-    return _replaced_cut(_command("diff", base, new, "--format", "json", "--top", _rows(top)))
+    argv = (_path(base), _path(new), "--format", "json", "--top", _rows(top))
+    return _replaced_cut(_command("diff", *argv))
 
 
 REPLACED_SHOWN = 5  # of a region's kernels gone or new: the list can run to hundreds
@@ -198,7 +200,7 @@ def ranks(path: str, top: int = 20) -> Any:
     rank x step matrix and the collectives that waited longest (`top` of them)."""
     from tui.model.ingest.rank_folder import rank_files
 
-    if Path(path).is_dir():  # a missing path: the command says so
+    if Path(_path(path)).is_dir():  # a missing path: the command says so
         found = rank_files(path)
         if found is None:
             raise ValueError(f"{printable(path)}: not a folder of rank traces")
@@ -232,12 +234,20 @@ def gaps(path: str, top: int = 10) -> Any:
     }
 
 
+def _path(path: str) -> str:
+    """A path as the tools take it: an empty one would read the newest trace of the server's
+    folder, and `-` standard input, which is the protocol's stream."""
+    if not path or path == "-":
+        raise ValueError(f"path {path!r}: the trace or folder to read")
+    return path
+
+
 def _load(path: str) -> Trace:
     """Through the model cache, as every other tool; the command's one-line error."""
     from tui.commands.loading import load
 
     try:
-        return load(argparse.Namespace(no_cache=False, yes=True, workers=None), path)
+        return load(argparse.Namespace(no_cache=False, yes=True, workers=None), _path(path))
     except CommandError as e:
         raise ValueError(str(e)) from None
 

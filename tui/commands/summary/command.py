@@ -210,7 +210,7 @@ def _not_followed(args: argparse.Namespace) -> list[str]:
     tables = ("kernels", "by_shape", *VIEWS)
     given = [name for name in tables if getattr(args, name)]
     given += [name for name in DEFAULTS if getattr(args, name) != DEFAULTS[name]]
-    given += ["capture"] if args.capture is not None else []
+    given += [name for name in ("capture", "peaks", "cluster") if getattr(args, name) is not None]
     flags = [f"--{name.replace('_', '-')}" for name in given]
     return flags + ([f"--format {args.format}"] if args.format in ("markdown", "csv") else [])
 

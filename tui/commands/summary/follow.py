@@ -45,7 +45,8 @@ def _say(path: Path, args: argparse.Namespace) -> None:
         trace = load_trace(path, cache=cache_for(args), workers=args.workers)
     except TraceError as e:
         if args.format == "json":
-            print(orjson.dumps({"time": stamp, "file": str(path), "error": str(e)}).decode())
+            failed = {"time": stamp, "file": str(path), "error": str(e)}
+            print(orjson.dumps(failed).decode(), flush=True)
         else:
             print(f"{stamp} {printable(str(e))}", flush=True)
         return

@@ -146,7 +146,9 @@ def graph_ids(trace: Trace, firsts: list[int]) -> dict[int, int | None]:
 def _graph_id(trace: Trace, row: int) -> int | None:
     args = trace.args(row)
     value = args.get("graph id") if isinstance(args, dict) else None
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    return value if -(2**63) <= value < 2**63 else None  # an int64, as Kineto writes it
 
 
 def nodes(trace: Trace, found: Graphs, graph: int) -> list[Node]:

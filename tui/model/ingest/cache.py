@@ -75,7 +75,9 @@ class ModelCache:
         """Identifies the exact content at `path` without reading all of it."""
         real = os.path.realpath(path)
         st = os.stat(real)
-        h = hashlib.sha256(f"{VERSION}\0{real}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+        # A file name that is not UTF-8 (surrogate-escaped by Python) hashes by its bytes.
+        h = hashlib.sha256(f"{VERSION}\0".encode() + os.fsencode(real))
+        h.update(f"\0{st.st_size}\0{st.st_mtime_ns}".encode())
         with open(real, "rb") as f:
             h.update(f.read(_EDGE_BYTES))
             if st.st_size > _EDGE_BYTES:
@@ -104,7 +106,11 @@ class ModelCache:
     def put_facts(self, key: str, version: str, facts: dict[str, Any]) -> None:
         """Keep facts beside entry `key`; failure to write is not an error."""
         # orjson: a NaN is written as null, which no fact reads back: it is derived again.
-        self._write(self._facts_file(key), orjson.dumps({"version": version, "facts": facts}))
+        try:
+            data = orjson.dumps({"version": version, "facts": facts})
+        except TypeError:  # a value JSON cannot hold: the facts are derived again next time
+            return
+        self._write(self._facts_file(key), data)
 
     def get(self, key: str, path: str) -> Trace | None:
         """The cached model of the file now at `path`, or None (a damaged entry is removed).

@@ -3,8 +3,10 @@ with the cached model: the health checks (whose args reads cost seconds on a tra
 whether shapes were recorded (which decodes the first ops' args from the file again), the
 roofline's by-shape rows (every modelled call's args decoded again) and how many calls it
 models, whether any kernel is a GEMM or convolution, how many pieces of GPU work each
-attribution rule placed (the op tree over every slice), every step's verdict, and the first
-windows' verdicts and scopes' op tables (what the summary and the viewer's first screen show).
+attribution rule placed (the op tree over every slice), every step's verdict, the first
+windows' verdicts and scopes' op tables (what the summary and the viewer's first screen show),
+and what graph replays and captures read from args (each replay's graph id, each capture
+launch's kernel name: decoded from the file again otherwise).
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
