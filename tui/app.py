@@ -123,11 +123,15 @@ class TraceApp(KeysFollowFocus):
 
     async def action_newest(self) -> None:
         """F (--follow): the newest trace, at the step and place shown; for a rank folder, the
-        rank table again over each rank's newest trace."""
+        rank table again over each rank's newest trace (for a folder that was one trace when
+        the viewer started and now holds a job's ranks: their table)."""
         if self.following is None:
             return
+        became = self.ranks is None and self.pair is None and self.following.take_ranks()
+        if became:  # the job's ranks have written theirs
+            self.ranks = self.following.shown_ranks
         if self.ranks is not None:
-            ranks = self.following.ranks()
+            ranks = self.ranks if became else self.following.ranks()
             if ranks is not None:
                 while self._rank_screen is not None and self.screen is not self._rank_screen:
                     await self.pop_screen()  # a rank's timeline: back to the table it is over

@@ -10,7 +10,7 @@ from pathlib import Path
 from textual.app import App
 from textual.timer import Timer
 
-from tui.model.ingest.rank_folder import RankFiles, rank_of
+from tui.model.ingest.rank_folder import RankFiles, rank_files, rank_of
 from tui.model.ingest.watch import Watch
 from tui.model.text import printable
 
@@ -93,6 +93,18 @@ class Following:
         newest = self.newer[-1] if self.newer else None
         self.newer.clear()
         return newest
+
+    def take_ranks(self) -> bool:
+        """Whether the folder followed as one trace now holds one job's ranks (the viewer was
+        started before they wrote theirs); if so, they are followed as ranks from now on."""
+        if self.shown_ranks is not None:
+            return False
+        found = rank_files(self.folder)
+        if found is None or found.mixed is not None:
+            return False
+        self.shown_ranks, self.per_rank, self.round = found, {}, None
+        self.newer.clear()
+        return True
 
     def ranks(self) -> RankFiles | None:
         """The ranks' newer traces, once every rank has one (a rank folder), now to be shown:

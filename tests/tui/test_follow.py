@@ -148,3 +148,24 @@ def test_the_viewer_waits_for_the_first_trace_of_an_empty_folder(tmp_path, capsy
     waiting.join(10)
     assert not waiting.is_alive()  # the first complete trace ends the wait
     assert capsys.readouterr().out == f"waiting for a complete trace in {tmp_path} (ctrl+c stops)\n"
+
+
+async def test_a_folder_of_one_trace_that_becomes_a_jobs_ranks_opens_their_table(tmp_path):
+    """The viewer started before the job's ranks wrote theirs: F opens the rank table."""
+    later = tmp_path / "later"
+    write_rank_set(later, ranks=3, steps=2, slow_rank=1, slow_step=1)
+    shutil.move(later / "rank0.pt.trace.json", tmp_path / "rank0.pt.trace.json")
+    app = make_app(tmp_path, follow=0.05)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert await _until(pilot, lambda: isinstance(app.screen, TraceScreen))
+        for rank in (1, 2):
+            moved = tmp_path / f"rank{rank}.pt.trace.json"
+            shutil.move(later / f"rank{rank}.pt.trace.json", moved)
+            _later(moved, 30)
+        assert await _until(pilot, lambda: len(app.following.newer) == 2)
+        await pilot.press("F")
+        assert await _until(pilot, lambda: isinstance(app.screen, RankScreen))
+        assert sorted(app.ranks.files) == [0, 1, 2]
+        assert await _until(pilot, lambda: app.screen.query("RankView"))
+        assert app.screen.query_one("RankView").report.straggler == 1
+        assert app.following.shown_ranks is app.ranks and not app.following.ready
