@@ -15,6 +15,7 @@ from tui.following import Following
 from tui.model.analysis.diff import TraceDiff, aligned_window
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
+from tui.model.ingest.watch import Watch
 from tui.model.present.navigate import within
 from tui.model.text import printable
 from tui.model.trace import Trace
@@ -51,6 +52,7 @@ class TraceApp(KeysFollowFocus):
         new: str | None = None,
         executor: Executor | None = None,
         follow: float | None = None,
+        watch: Watch | None = None,
     ) -> None:
         super().__init__()
         self.path, self.cache, self.shown_as = path, cache, shown_as
@@ -58,7 +60,7 @@ class TraceApp(KeysFollowFocus):
         self.load_workers = workers  # processes that read the rank set, or one big trace
         self.rank_executor = executor  # a cluster's, to summarise the rank set on (--cluster)
         # --follow: the folder, looked at every `follow` seconds for new traces
-        self.following = Following(self, path, follow, ranks) if follow is not None else None
+        self.following = None if follow is None else Following(self, path, follow, ranks, watch)
         self._follow_from: tuple[Trace, tuple[int, int]] | None = None  # where F was pressed
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         # Two traces to compare: BASE (`path`) shows first, NEW loads behind it.

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from tui.app import TraceApp
+    from tui.model.ingest.watch import Watch
 
 
 def make_app(
@@ -30,10 +31,12 @@ def make_app(
     new: str | Path | None = None,
     executor: Executor | None = None,
     follow: float | None = None,
+    watch: Watch | None = None,
 ) -> TraceApp:
     """The viewer for one trace, for a folder of one job's rank traces (its rank table), or for
     two traces to compare, BASE `path` and `new` (tests drive this with Pilot); `follow`: the
-    seconds between looks for new traces in the folder `path` (--follow)."""
+    seconds between looks for new traces in the folder `path` (--follow), and the `watch` on it
+    the command has already made."""
     from tui.app import TraceApp
 
     if new is not None:
@@ -44,7 +47,7 @@ def make_app(
 
         prepare_pool()
     return TraceApp(
-        str(path), cache, shown_as, ranks, workers, notice, executor=executor, follow=follow
+        str(path), cache, shown_as, ranks, workers, notice, None, executor, follow, watch
     )
 
 

@@ -26,9 +26,11 @@ class Following:
         folder: str,
         interval: float = INTERVAL_S,
         ranks: RankFiles | None = None,
+        watch: Watch | None = None,
     ) -> None:
         self.app, self.folder, self.interval = app, Path(folder), interval
-        self.watch = Watch(self.folder)
+        # The command's, when it looked already (a watch parses the newest trace through).
+        self.watch = watch if watch is not None else Watch(self.folder)
         self.newer: list[Path] = []  # complete since the last `F`, oldest first
         # A rank folder: the rank set shown, each rank's newer complete traces in the order
         # written, and the next set once every rank has one. Ranks write theirs one after

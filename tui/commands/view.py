@@ -94,7 +94,7 @@ class ViewCommand:
         with cluster_executor(args.cluster, ranks) as executor:
             follow = args.interval if args.follow else None
             app = make_app(
-                path, cache_for(args), shown_as, args.workers, args.new, executor, follow
+                path, cache_for(args), shown_as, args.workers, args.new, executor, follow, watch
             )
             app.run()
         if app.load_error is not None:

@@ -30,8 +30,9 @@ class KeysFollowFocus(App[None]):
     box has the focus is one of those (the box stops every printable key it is given): it is
     typed into the box at once, as it would have been typed slowly, and runs no binding (the
     screen's `t` is not the stats pane while one types "stats"). A key read while the widget
-    the last one went to still holds keys goes there too, behind them: the `enter` of a fast
-    "/addmm⏎" then reaches the box after the letters, not before (it searched for '')."""
+    the last one went to has messages still waiting (those keys among them) goes there too,
+    behind them: the `enter` of a fast "/addmm⏎" then reaches the box after the letters, not
+    before (it searched for ''). Where a key acts is still the focus's bindings' to say."""
 
     _last_target: Widget | None = None
 

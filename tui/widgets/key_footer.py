@@ -16,8 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Input
 
 _ENABLED, _DISABLED = Style(), Style(dim=True)
-# Kept at the right end, in this order, when the keys are wider than the footer: help, and
-# --follow's F while a newer trace waits (said once in a toast that fades).
+# Kept at the right end, in this order, when the keys are wider than the footer: --follow's F
+# while a newer trace waits (said once in a toast that fades), then help.
 _KEPT = ("newest", "app.help")  # F is the app's own binding: no namespace
 
 

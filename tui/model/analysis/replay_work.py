@@ -24,12 +24,11 @@ import numpy as np
 
 from ..patterns import TF32_KERNEL
 from ..trace import Trace
-from . import serving_work
 from .attribution import attribute, op_tree
 from .graphs import graphs
-from .iterations import Iteration, iterations
+from .iterations import Iteration
 from .perf_model import work_of
-from .roofline import Roofline, ShapeRow, candidates
+from .roofline import Roofline, ShapeRow, candidates, iteration_at
 from .work import CONV, DTYPE_CLASS, GEMM, Work
 
 BEGIN_CAPTURE = re.compile(r"^(cuda|hip)StreamBeginCapture(_v\d+|_ptsz)?$")
@@ -188,9 +187,9 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
         for op, ns, cores in zip(
             distinct.tolist(), gpu.tolist(), on_tensor_cores.tolist(), strict=True
         ):
-            if serving_work.base_name(capture.slice_name(op)) in serving_work.NEEDS_ITERATION:
-                # Paged attention: the KV lengths are the replay's iteration's, not the capture's
-                at = iterations(trace).at(int(s.start[replay.launch]))
+            # Paged attention's KV lengths: the replay's iteration's, not the capture's.
+            at = iteration_at(trace, capture.slice_name(op), int(s.start[replay.launch]))
+            if at is not None:
                 known = _work_of(capture, op, at)
             else:
                 if op not in works:

@@ -389,11 +389,16 @@ def _rows(trace: Trace) -> ShapeRows:
     return rows, flat, group
 
 
-def _iteration(trace: Trace, row: int) -> Iteration | None:
-    """The serving iteration a paged-attention call ran in (None for any other op)."""
-    if serving_work.base_name(trace.slice_name(row)) not in serving_work.NEEDS_ITERATION:
+def iteration_at(trace: Trace, name: str, t: int) -> Iteration | None:
+    """The serving iteration of `trace` a call of op `name` at `t` ran in, where the op's work
+    depends on it (paged attention); None for any other op."""
+    if serving_work.base_name(name) not in serving_work.NEEDS_ITERATION:
         return None
-    return iterations(trace).at(int(trace.slices.start[row]))
+    return iterations(trace).at(t)
+
+
+def _iteration(trace: Trace, row: int) -> Iteration | None:
+    return iteration_at(trace, trace.slice_name(row), int(trace.slices.start[row]))
 
 
 def _with_shapes(trace: Trace, rows: np.ndarray) -> Iterator[tuple[int, Any]]:
