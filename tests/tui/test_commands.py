@@ -142,8 +142,8 @@ def test_at_a_terminal_a_bare_path_opens_the_app_from_make_app(monkeypatch, argv
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setattr("tui.commands.view.enough_memory", lambda *a, **k: True)
     assert cli.main(argv) == 0
-    [(opened, cache, shown_as, _workers, second, _executor, follow)] = made
-    assert follow is None
+    [(opened, cache, shown_as, _workers, second, _executor, follow, watch)] = made
+    assert follow is None and watch is None
     assert (Path(opened).name, second) == (path, new)
     # A bundled example is named in the header, not by its path inside the package.
     assert (shown_as is not None) == (argv in ([], ["--sample", "cpu"]))
