@@ -102,7 +102,11 @@ def build_links(
     empty = np.zeros(0, np.int64)
     src = dst = cat = link_group = empty
     if parts:
-        group, ts, role, row, point_cat = (np.concatenate(p) for p in zip(*parts, strict=True))
+        # One kind of point (a Kineto trace has no bind ids) is used as it is, not copied: this
+        # is the load's peak.
+        group, ts, role, row, point_cat = (
+            np.concatenate(p) if len(p) > 1 else p[0] for p in zip(*parts, strict=True)
+        )
         src, dst, link_group = link(group, ts, role, row)
         # Group keys are sparse (packed ids): look each link's category up by sorted key.
         keys, first = np.unique(group, return_index=True)
@@ -168,7 +172,8 @@ def link(group: I64, ts: I64, role: I64, row: I64) -> tuple[I64, I64, I64]:
         row: the slice each point is bound to (-1 for none; such points are left out).
     """
     keep = row >= 0
-    group, ts, role, row = group[keep], ts[keep], role[keep], row[keep]
+    if not keep.all():
+        group, ts, role, row = group[keep], ts[keep], role[keep], row[keep]
     if len(row) == 0:
         empty = np.zeros(0, np.int64)
         return empty, empty, empty

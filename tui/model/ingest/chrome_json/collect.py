@@ -29,7 +29,8 @@ MEMORY_EVENT = "[memory]"
 def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     """Add one decoded chunk's events to `out`."""
     events = chunk.events
-    _exact_times(out, chunk, buf)
+    ts = np.asarray([e.ts for e in events], np.float64)  # None becomes NaN
+    _exact_times(out, chunk, buf, ts)
     phases = [e.ph for e in events]
     out.by_phase.update(phases)
     ph = np.asarray(phases) if phases else np.zeros(0, "U1")
@@ -37,7 +38,9 @@ def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     is_flow = (ph == "s") | (ph == "f") | (ph == "t")
     x_rows = np.flatnonzero(is_x)
     if len(x_rows):
-        _complete_slices(out, [events[i] for i in x_rows.tolist()], x_rows + chunk.first)
+        _complete_slices(
+            out, [events[i] for i in x_rows.tolist()], ts[x_rows], x_rows + chunk.first
+        )
     flow_rows = np.flatnonzero(is_flow)
     if len(flow_rows):
         _flows(out, [events[i] for i in flow_rows.tolist()], flow_rows + chunk.first)
@@ -46,9 +49,9 @@ def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
         _other_phases(out, chunk, buf, rest)
 
 
-def _exact_times(out: Collected, chunk: Chunk, buf: Buffer) -> None:
-    """Epoch-sized timestamps, read again exactly and made relative to the trace's base."""
-    ts = np.asarray([e.ts for e in chunk.events], np.float64)  # None becomes NaN
+def _exact_times(out: Collected, chunk: Chunk, buf: Buffer, ts: npt.NDArray[np.float64]) -> None:
+    """Epoch-sized timestamps, read again exactly and made relative to the trace's base (in the
+    events and in `ts`, the chunk's times)."""
     with np.errstate(invalid="ignore"):
         big = np.abs(ts) > EXACT_LIMIT_US
     if not big.any() and out.ts_base_us == 0:
@@ -61,12 +64,14 @@ def _exact_times(out: Collected, chunk: Chunk, buf: Buffer) -> None:
     exact = exact_relative_ts(buf, chunk, out.ts_base_us, ts)
     with np.errstate(invalid="ignore"):
         keep = np.abs(ts) <= TS_LIMIT_US  # those beyond stay as they are, to be skipped
+    ts[keep] = exact[keep]
     for k in np.flatnonzero(keep).tolist():
         chunk.events[k].ts = float(exact[k])
 
 
-def _complete_slices(out: Collected, xs: list[Event], index: npt.NDArray[np.int64]) -> None:
-    ts = np.asarray([e.ts for e in xs], np.float64)  # None becomes NaN
+def _complete_slices(
+    out: Collected, xs: list[Event], ts: npt.NDArray[np.float64], index: npt.NDArray[np.int64]
+) -> None:
     dur = np.asarray([e.dur for e in xs], np.float64)
     keep = ~np.isnan(ts)
     if not keep.all():
