@@ -206,9 +206,9 @@ def test_a_worker_that_cannot_start_leaves_the_load_to_one_pass(kineto, monkeypa
 
     monkeypatch.setattr(parallel, "_start_worker", flaky)
     assert parallel_ran(kineto, workers=3) is None
-    assert started[0].poll() is not None  # the one that started was stopped
-    with pytest.raises(ChildProcessError):
-        os.waitpid(-1, os.WNOHANG)
+    # The one that started was stopped and waited for (no zombie): its return code was read.
+    # Not os.waitpid(-1): another test on this xdist worker may have a child of its own.
+    assert started[0].returncode is not None
     both(kineto)
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 from tests.conftest import DATA
@@ -155,6 +157,45 @@ def test_flow_binding_rules_v1_and_v2():
         ("v2 out", "v2 in"),
         ("v2 out", "v2 in too"),
     ]
+
+
+def test_flow_events_without_a_usable_ts_or_id_are_skipped_and_counted(tmp_path):
+    """One flow pair of each kind of id links; a point with no ts, no id or a ts beyond the
+    range is skipped, and the flows around it still link."""
+
+    def x(name, ts):
+        return {"ph": "X", "name": name, "pid": 1, "tid": 1, "ts": ts, "dur": 5}
+
+    def flow(ph, ts, fid, cat="c"):
+        event = {"ph": ph, "name": "f", "cat": cat, "pid": 1, "tid": 1, "id": fid, "ts": ts}
+        event["bp"] = "e"  # bound to the slice that holds it
+        if ts is None:
+            del event["ts"]
+        if fid is None:
+            del event["id"]
+        return event
+
+    events = [x("a", 0), x("b", 10), x("c", 20), x("d", 30)]
+    events += [
+        flow("s", 1, 7),
+        flow(
+            "f",
+            11,
+            7,
+        ),
+        flow("s", 21, "text id"),
+        flow("f", 31, "text id"),
+    ]
+    events += [flow("s", None, 8), flow("f", 12, None), flow("s", 5e15, 9)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    pairs = sorted(
+        (trace.slice_name(a), trace.slice_name(b))
+        for a, b in zip(trace.flows.src, trace.flows.dst, strict=True)
+    )
+    assert pairs == [("a", "b"), ("c", "d")]
+    assert trace.skipped == {"flow event without a usable ts or id": 3}
 
 
 def test_truncated_array_keeps_every_complete_event():

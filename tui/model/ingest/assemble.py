@@ -69,14 +69,18 @@ def assemble(path: str, fmt: Format, imported: Imported, threads: bool = False) 
     for k in _SLICE_COLUMNS:  # one column at a time, so that only one extra copy exists
         cols[k] = cols[k][order]
     del order
-    start, dur, lane, name, cat, event, corr, ext = (cols.pop(k) for k in _SLICE_COLUMNS)
+    # Names and categories are kept as int32 only: the int64 copies go now, not at the end.
+    name, cat = (cols.pop(k).astype(np.int32) for k in ("name", "cat"))
+    start, dur, lane, event, corr, ext = (
+        cols.pop(k) for k in ("start", "dur", "lane", "event", "corr", "ext")
+    )
 
     counts = np.bincount(lane_rank[lane], minlength=len(keys)).astype(np.int64)
     hi_by_rank = np.cumsum(counts)
     lo_by_rank = hi_by_rank - counts
     depth = np.zeros(len(start), np.int16)
     parent = np.full(len(start), -1, np.int32)
-    slices = Slices(start, dur, depth, parent, name.astype(np.int32), cat.astype(np.int32), event)
+    slices = Slices(start, dur, depth, parent, name, cat, event)
     is_gpu_lane = np.asarray([k.kind == "gpu" for k in keys] + [False])
     # Only the rare flow point that the last slice to start before it does not hold needs the
     # nesting: with cores to spare, the lanes are nested in a thread while the flows are linked

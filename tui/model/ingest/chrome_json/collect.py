@@ -43,7 +43,7 @@ def collect_chunk(out: Collected, chunk: Chunk, buf: Buffer) -> None:
         )
     flow_rows = np.flatnonzero(is_flow)
     if len(flow_rows):
-        _flows(out, [events[i] for i in flow_rows.tolist()], flow_rows + chunk.first)
+        _flows(out, [events[i] for i in flow_rows.tolist()], ts[flow_rows], flow_rows + chunk.first)
     rest = np.flatnonzero(~(is_x | is_flow)).tolist()
     if rest:
         _other_phases(out, chunk, buf, rest)
@@ -92,8 +92,9 @@ def _complete_slices(
         rows = np.flatnonzero(keep)
         xs = [xs[i] for i in rows.tolist()]
         ts, dur, index = ts[keep], dur[keep], index[keep]
-    corr = [e.args.correlation if e.args is not None else None for e in xs]
-    ext = [e.args.external if e.args is not None else None for e in xs]
+    # One pass each, an id that is not an integer read as -1 on the way.
+    corr = [c if (a := e.args) is not None and type(c := a.correlation) is int else -1 for e in xs]
+    ext = [c if (a := e.args) is not None and type(c := a.external) is int else -1 for e in xs]
     first_row = len(out.slices)
     out.slices.add(
         lane=out.lanes.many([(e.pid, e.tid) for e in xs]),
@@ -102,8 +103,8 @@ def _complete_slices(
         name=out.names.many([e.name for e in xs]),
         cat=out.cats.many([e.cat for e in xs]),
         event=index,
-        corr=_ints([c if type(c) is int else -1 for c in corr]),
-        ext=_ints([c if type(c) is int else -1 for c in ext]),
+        corr=_ints(corr),
+        ext=_ints(ext),
     )
     binds = [
         (k, e) for k, e in enumerate(xs) if e.bind_id is not None and (e.flow_in or e.flow_out)
@@ -123,40 +124,47 @@ def _ints(values: list[int]) -> npt.NDArray[np.int64]:
         return np.asarray([v if -1 <= v < 2**63 else -1 for v in values], np.int64)
 
 
-def _flows(out: Collected, fs: list[Event], index: npt.NDArray[np.int64]) -> None:
-    keep = [
-        k
-        for k, e in enumerate(fs)
-        if e.ts is not None and abs(e.ts) <= TS_LIMIT_US and e.id is not None
-    ]
-    if len(keep) < len(fs):
-        out.skipped["flow event without a usable ts or id"] += len(fs) - len(keep)
-        fs = [fs[k] for k in keep]
-        index = index[keep]
+def _flows(
+    out: Collected, fs: list[Event], ts: npt.NDArray[np.float64], index: npt.NDArray[np.int64]
+) -> None:
+    ids = [e.id for e in fs]
+    with np.errstate(invalid="ignore"):
+        keep = np.abs(ts) <= TS_LIMIT_US  # NaN (no ts) is not
+    if None in ids:
+        keep &= np.asarray([i is not None for i in ids])
+    if not keep.all():
+        out.skipped["flow event without a usable ts or id"] += int((~keep).sum())
+        rows = np.flatnonzero(keep).tolist()
+        fs, ids = [fs[k] for k in rows], [ids[k] for k in rows]
+        ts, index = ts[keep], index[keep]
     cats = out.cats.many([e.cat for e in fs])
+    key, corr = _flow_keys(out, fs, ids, cats)
     out.flows.add(
         lane=out.lanes.many([(e.pid, e.tid) for e in fs]),
-        ts=np.asarray([e.ts for e in fs], np.float64),
-        key=_flow_keys(out, fs, cats),
+        ts=ts,
+        key=key,
         role=[_FLOW_ROLES[e.ph] for e in fs],
         cat=cats,
         event=index,
         enclosing=[e.bp == "e" or e.ph != "f" for e in fs],
-        # Kineto's launch flows carry the launch's correlation id as their id.
-        corr=_ints([i if type(i) is int else -1 for i in (e.id for e in fs)]),
+        corr=corr,
     )
 
 
 def _flow_keys(
-    out: Collected, fs: list[Event], cats: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
-    """Chrome keys v1 flows by category and id. Kineto's ids are small integers (correlation
-    ids): those pack into one int64 without a dict lookup each; other ids are interned, and
-    kept apart as negative keys."""
-    ids = [e.id for e in fs]
+    out: Collected, fs: list[Event], ids: list[Any], cats: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The flows' keys, and their ids as correlation ids (-1 where not an integer): Kineto's
+    launch flows carry the launch's correlation id as their id.
+
+    Chrome keys v1 flows by category and id. Kineto's ids are small integers: those pack into
+    one int64 without a dict lookup each; other ids are interned, and kept apart as negative
+    keys."""
     if all(type(i) is int and 0 <= i < 1 << _ID_BITS for i in ids):
-        return (cats << _ID_BITS) | np.asarray(ids, np.int64)
-    return -1 - out.flow_keys.many([(e.cat, e.id) for e in fs])
+        corr = np.asarray(ids, np.int64)
+        return (cats << _ID_BITS) | corr, corr
+    keys = -1 - out.flow_keys.many([(e.cat, e.id) for e in fs])
+    return keys, _ints([i if type(i) is int else -1 for i in ids])
 
 
 def _other_phases(out: Collected, chunk: Chunk, buf: Buffer, rows: list[int]) -> None:
