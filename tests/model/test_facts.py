@@ -16,6 +16,7 @@ from tests.model.test_health import EVENTS, _x
 from tests.tui.helpers import run
 from tui.model.analysis import (
     attribution,
+    collectives,
     graphs,
     ops,
     replay_work,
@@ -91,6 +92,7 @@ def _facts(trace):
         roofline.modelled_calls(trace),
         tensor_cores.has_matmul_kernels(trace),
         replay_work.captures(trace),
+        collectives.collectives(trace),
     )
 
 
@@ -262,6 +264,7 @@ def test_each_fact_keeps_the_slot_its_analysis_names():
         "op stats": ops.KEY,
         "graph captures": replay_work.CAPTURES_KEY,
         "graph ids": graphs.GRAPH_IDS_KEY,
+        "collectives": collectives.KEY,
     }
     assert {name: fact.slot for name, fact in facts.FACTS.items()} == keys
 
@@ -317,3 +320,32 @@ def test_a_graph_id_json_cannot_hold_is_no_id_and_the_cached_run_goes_on(tmp_pat
     for _ in range(2):  # written, then read back
         found = graphs.graphs(load_trace(path, cache=cache))
         assert [g.label for g in found.graphs] == ["graph #1"] and len(found.replays) == 2
+
+
+def test_collectives_read_back_without_decoding_the_kernels_args(tmp_path, monkeypatch):
+    """A rank pass over cached ranks reads no args: what each collective is comes back."""
+    from tests.model.test_communication import _step, _write
+
+    doc = _step("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", op="record_param_comms")
+    comm = doc["traceEvents"][-1]
+    comm["args"] |= {
+        "Collective name": "allreduce",
+        "Process Group Name": "0",
+        "Seq": 3,
+        "In msg nelems": 1024,
+        "Out msg nelems": 1024,
+        "dtype": "Float",
+        "Group size": 2,
+    }
+    path = _write(tmp_path / "t.json", doc)
+    cache = ModelCache(tmp_path / "cache")
+    first = collectives.collectives(load_trace(path, cache=cache))
+    assert [(c.kind, c.group, c.seq, c.bytes, c.group_size) for c in first] == [
+        ("allreduce", "0", 3, 4096, 2)
+    ]
+
+    def no_args(trace, kernel, launch):
+        raise AssertionError("a collective's args decoded again")
+
+    monkeypatch.setattr(collectives, "_described", no_args)
+    assert collectives.collectives(load_trace(path, cache=cache)) == first

@@ -18,12 +18,15 @@ from tui.commands.loading import (
     rank_set,
     seconds,
 )
-from tui.commands.summary import table
 from tui.commands.summary.capture import capture_trace
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
-from tui.model.present.tables import KERNELS, OPS, SHAPES
+
+# The tables' specs alone: present/tables.py would import every analysis a rank set's summary
+# does not run.
+from tui.model.present.kernel_table import KERNELS
+from tui.model.present.op_table import OPS, SHAPES, table_for
 from tui.model.trace import Trace
 
 # The defaults of the flags the rules below read: a flag is "given" when it differs from these.
@@ -201,7 +204,13 @@ class SummaryCommand:
         uses = view is None or view is VIEWS["roofline"]
         args.capture_trace = capture_trace(args) if uses else None
         scope = Scope() if args.step is None else _step_scope(trace, args.step)
-        (table.show if view is None else view.show)(trace, args, scope)
+        if view is None:
+            # The table's module is imported here: a rank set's summary never shows it.
+            from tui.commands.summary import table
+
+            table.show(trace, args, scope)
+        else:
+            view.show(trace, args, scope)
         return 0
 
 
@@ -229,7 +238,9 @@ def _checked_view(args: argparse.Namespace) -> View | None:
         raise CommandError(f"--{loose[0]} shapes --tree's output: add --tree", 2)
     if args.kernels and args.python_frames:
         raise CommandError("--python-frames lists rows of the op table: not with --kernels", 2)
-    table.sort_key(args)
+    table = table_for(args.kernels, args.by_shape)
+    if args.sort is not None and args.sort not in table.sort_keys:
+        raise CommandError(f"--sort {args.sort}: choose one of {', '.join(table.sort_keys)}", 2)
     if args.top < 0:
         raise CommandError("--top must be 0 or more", 2)
     if args.depth < 1:

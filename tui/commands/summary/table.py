@@ -18,22 +18,12 @@ from tui.model.present.roofline_report import (
     summary_roofline,
     verdict_note,
 )
-from tui.model.present.tables import WORK_SORTS, scope_report, table_for
+from tui.model.present.tables import WORK_SORTS, scope_report
 from tui.model.trace import Trace
 
 
-def sort_key(args: argparse.Namespace) -> str | None:
-    """The column asked to sort the table by (None: the table's default for the trace); a
-    usage error when its table has no such column."""
-    table = table_for(args.kernels, args.by_shape)
-    sort: str | None = args.sort
-    if sort is not None and sort not in table.sort_keys:
-        raise CommandError(f"--sort {sort}: choose one of {', '.join(table.sort_keys)}", 2)
-    return sort
-
-
 def show(trace: Trace, args: argparse.Namespace, scope: Scope) -> None:
-    sort = sort_key(args)
+    sort: str | None = args.sort  # checked against the table's columns (command.py)
     try:
         line, roof = summary_roofline(trace, args.peaks, args.capture_trace)
     except ValueError as e:

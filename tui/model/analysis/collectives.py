@@ -66,9 +66,13 @@ def normalise_kind(text: str) -> str:
     return {"reducescatter": "reduce_scatter", "reducescatterv": "reduce_scatter"}.get(kind, kind)
 
 
+KEY = "collectives"  # its slot in `trace.derived` (a model cache may fill it)
+
+
 def collectives(trace: Trace) -> list[Collective]:
-    """The trace's communication kernels, by start (computed once per trace)."""
-    return trace.derive("collectives", lambda: _collectives(trace))
+    """The trace's communication kernels, by start (computed once per trace content: what they
+    are is read from the kernels' and their ops' args)."""
+    return trace.derive(KEY, lambda: _collectives(trace))
 
 
 def communication_rows(trace: Trace) -> np.ndarray:

@@ -1,5 +1,6 @@
 """How the analyses' larger facts are written to the cache and read back (passes/facts.py):
-a roofline's rows, steps' verdicts, a window's verdict, a scope's op table, graph captures.
+a roofline's rows, steps' verdicts, a window's verdict, a scope's op table, graph captures, a
+trace's collectives.
 
 Apart from facts.py, and imported on first use: it imports the analyses whose results it reads,
 a third of a cached `info`'s start-up, which reads none of them.
@@ -13,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.collectives import Collective
 from ..analysis.gpu_time import GpuTime
 from ..analysis.op_work import WorkTotals
 from ..analysis.ops import OpStat
@@ -64,6 +66,21 @@ def read_captures(kept: Any) -> list[Captured]:
         if not len(launches) == len(kernels) == len(ops):
             raise ValueError("a capture's launches, kernels and ops differ in length")
         out.append(Captured(launches, kernels, ops))
+    return out
+
+
+def read_collectives(kept: Any) -> list[Collective]:
+    out = []
+    for row in kept:
+        found = Collective(**row)
+        if type(found.kind) is not str or type(found.group) is not str:
+            raise TypeError("a collective's kind or group: not text")
+        for number in (found.start_ns, found.dur_ns):
+            _whole(number)
+        for maybe in (found.seq, found.bytes, found.group_size):
+            if maybe is not None:
+                _whole(maybe)
+        out.append(found)
     return out
 
 

@@ -5,8 +5,10 @@ roofline's by-shape rows (every modelled call's args decoded again) and how many
 models, whether any kernel is a GEMM or convolution, how many pieces of GPU work each
 attribution rule placed (the op tree over every slice), every step's verdict, the first
 windows' verdicts and scopes' op tables (what the summary and the viewer's first screen show),
-and what graph replays and captures read from args (each replay's graph id, each capture
-launch's kernel name: decoded from the file again otherwise).
+what graph replays and captures read from args (each replay's graph id, each capture
+launch's kernel name: decoded from the file again otherwise), and each communication kernel's
+collective (its kind, group, sequence number and size, read from args: a rank pass over
+cached ranks decoded each rank's args again).
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
@@ -138,6 +140,7 @@ FACTS = {
     "op stats": Fact("op_stats ", _later("dump_all"), _later("read_stats"), keyed=True),
     "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
     "graph ids": Fact("graph ids", lambda ids: list(ids.items()), _read_graph_ids),
+    "collectives": Fact("collectives", _later("dump_all"), _later("read_collectives")),
 }
 
 

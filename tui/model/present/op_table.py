@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..analysis.kernels import KernelStat
 from ..analysis.ops import OpStat
 from ..timescale import format_bytes, format_duration
 from . import vocabulary as v
+from .kernel_table import KERNELS
 from .table_spec import Column, Table, Totals, count, plain, share
 from .work_columns import work_columns
 
@@ -138,3 +140,10 @@ def _ops(by_shape: bool = False) -> Table[OpStat]:
 OPS = _ops()
 SHAPES = _ops(by_shape=True)
 WORK_SORTS = ("gflops", "tflops", "roof")  # the roofline's columns: shown with shapes only
+
+
+def table_for(kernels: bool, by_shape: bool = False) -> Table[OpStat] | Table[KernelStat]:
+    """The kernel table, or the op table (by name, or by name and input shapes)."""
+    if kernels:
+        return KERNELS
+    return SHAPES if by_shape else OPS

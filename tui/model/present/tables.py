@@ -19,18 +19,11 @@ from ..analysis.summary import Summary, summarize
 from ..analysis.tensor_cores import has_matmul_kernels
 from ..trace import Trace
 from .kernel_table import KERNELS
-from .op_table import OPS, SHAPES, WORK_SORTS
+from .op_table import OPS, SHAPES, WORK_SORTS, table_for
 from .table_spec import Column, Record, Table, Totals, View
 
-__all__ = ["KERNELS", "OPS", "SHAPES", "WORK_SORTS", "Totals"]
+__all__ = ["KERNELS", "OPS", "SHAPES", "WORK_SORTS", "Totals", "table_for"]
 S = TypeVar("S", OpStat, KernelStat)
-
-
-def table_for(kernels: bool, by_shape: bool = False) -> Table[OpStat] | Table[KernelStat]:
-    """The kernel table, or the op table (by name, or by name and input shapes)."""
-    if kernels:
-        return KERNELS
-    return SHAPES if by_shape else OPS
 
 
 def cells(columns: Sequence[Column[S]], row: S, totals: Totals) -> list[str]:
