@@ -349,3 +349,20 @@ def test_collectives_read_back_without_decoding_the_kernels_args(tmp_path, monke
 
     monkeypatch.setattr(collectives, "_described", no_args)
     assert collectives.collectives(load_trace(path, cache=cache)) == first
+
+
+@pytest.mark.parametrize("odd", [10**30, True])
+def test_a_collective_number_json_or_int64_cannot_hold_is_left_out(tmp_path, odd):
+    """A Seq beyond int64 would stop every fact of the trace being kept (orjson cannot write
+    it); a bool is no number."""
+    from tests.model.test_communication import _step, _write
+
+    doc = _step("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)", op="record_param_comms")
+    doc["traceEvents"][-1]["args"] |= {"Collective name": "allreduce", "Seq": odd}
+    path = _write(tmp_path / "t.json", doc)
+    cache = ModelCache(tmp_path / "cache")
+    first = collectives.collectives(load_trace(path, cache=cache))
+    assert [(c.kind, c.seq) for c in first] == [("allreduce", None)]
+    health_module.health(load_trace(path, cache=cache))
+    (side,) = (tmp_path / "cache").glob("*.facts.json")
+    assert {"collectives", "health"} <= set(json.loads(side.read_text())["facts"])

@@ -256,3 +256,25 @@ def test_epoch_timestamps_keep_their_nanoseconds():
     assert int(s.dur[next(r for r in range(len(s)) if trace.slice_name(r) == "sibling")]) == 1
     assert trace.instants.ts.tolist() == [9999]
     assert trace.base_time_ns == 1_700_000_000_000_000_000
+
+
+def test_flows_at_epoch_times_link_at_their_exact_times(tmp_path):
+    """Epoch-microsecond times are read again exactly: the flow points must get those times
+    too, or they bind to nothing."""
+    base = 1_700_000_000_000_000.125
+
+    def x(name, ts):
+        return {"ph": "X", "name": name, "pid": 1, "tid": 1, "ts": base + ts, "dur": 5}
+
+    def flow(ph, ts):
+        return {"ph": ph, "name": "f", "cat": "c", "pid": 1, "tid": 1, "id": 7, "ts": base + ts}
+
+    events = [x("a", 0), x("b", 10), flow("s", 1), flow("f", 11) | {"bp": "e"}]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"traceEvents": events}))
+    trace = load_trace(path)
+    pairs = [
+        (trace.slice_name(a), trace.slice_name(b))
+        for a, b in zip(trace.flows.src, trace.flows.dst, strict=True)
+    ]
+    assert pairs == [("a", "b")] and not trace.skipped

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -150,16 +150,22 @@ def _read_comms_args(args: Any, found: dict[str, Any]) -> None:
         found.setdefault("kind", normalise_kind(args["Collective name"]))
     if args.get("Process Group Name") not in (None, ""):
         found.setdefault("group", str(args["Process Group Name"]))
-    if isinstance(args.get("Seq"), int):
+    if _int64(args.get("Seq")):
         found.setdefault("seq", args["Seq"])
-    if isinstance(args.get("Group size"), int):
+    if _int64(args.get("Group size")):
         found.setdefault("group_size", args["Group size"])
     elements = [args.get(k) for k in ("In msg nelems", "Out msg nelems")]
-    counts = [n for n in elements if isinstance(n, int) and n >= 0]
+    counts = [n for n in elements if _int64(n) and n >= 0]
     size = _DTYPE_BYTES.get(str(args.get("dtype", "")).lower())
-    if counts and size:
+    if counts and size and _int64(max(counts) * size):
         # nccl-tests' size: the larger buffer (all-gather's output, reduce-scatter's input).
         found.setdefault("bytes", max(counts) * size)
+
+
+def _int64(value: Any) -> TypeGuard[int]:
+    """A whole number (not a bool) that int64 holds: beyond it, no value is kept (the model
+    cache's facts cannot hold one, and no real count is that large)."""
+    return type(value) is int and -(1 << 63) <= value < 1 << 63
 
 
 def _read_input_size(args: Any, found: dict[str, Any]) -> None:
