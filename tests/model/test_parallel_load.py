@@ -5,8 +5,10 @@ by it. Chunks are made small so that small files are cut into many runs."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 import os
+import pickle
 import re
 
 import numpy as np
@@ -18,6 +20,7 @@ from tui.model.ingest import load_trace
 from tui.model.ingest.chrome_json import chunks, parallel
 from tui.model.ingest.chrome_json.locate import locate_events
 from tui.model.ingest.chrome_json.parallel import read_parallel
+from tui.model.ingest.intermediate import Collected
 from tui.model.ingest.source import read_source
 
 CHUNK = 16 << 10
@@ -225,3 +228,55 @@ def test_workers_read_the_file_this_process_opened_not_one_put_in_its_place(tmp_
     decoded = read_parallel(source, layout, 3, None)
     names = decoded.collected.names.values if decoded is not None else []
     assert not [n for n in names if "NEW" in n]
+
+
+class _Worker:
+    """A worker process as the feeding thread sees it: its pipes. It answers each run in the
+    order sent, noting how many runs it had been sent and not yet answered at that moment."""
+
+    def __init__(self) -> None:
+        self.stdin = self.stdout = self
+        self.sent = bytearray()
+        self.answered = 0
+        self.waiting: list[int] = []
+
+    def write(self, data: bytes) -> None:
+        self.sent += data
+
+    def flush(self) -> None:
+        pass
+
+    def readline(self) -> bytes:
+        stream = io.BytesIO(bytes(self.sent))
+        jobs = []
+        while stream.tell() < len(self.sent):
+            jobs.append(pickle.load(stream))
+        self.waiting.append(len(jobs) - self.answered)
+        spool = jobs[self.answered][-1]
+        with open(spool, "wb") as f:
+            pickle.dump(parallel.Part(Collected(), [], 1, False), f)
+        self.answered += 1
+        return b"ok\n"
+
+
+def test_a_worker_has_its_next_run_before_it_finishes_one_until_the_queue_runs_low(
+    kineto, tmp_path, monkeypatch
+):
+    """Fed one run at a time, a worker waited on this process's decoding thread for each next
+    run (a third of its time at 1M events). At the queue's end it holds no run another
+    process could take."""
+    worker = _Worker()
+    monkeypatch.setattr(parallel, "_start_worker", lambda: worker)
+    source = read_source(kineto)
+    layout = locate_events(source.data, source.path)
+    queue = parallel._Queue([layout] * 6, takers=2)
+    parts: list = [None] * 6
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    helper = parallel._Helper(source, CHUNK, queue, parts, spool)
+    helper.begin(0)
+    helper.join()
+    # Two runs in its pipe while more than one run per process is left, then one.
+    assert worker.waiting == [2, 2, 2, 1, 1, 1]
+    assert all(part is not None for part in parts)
+    assert not list(spool.iterdir())  # each run's part read and removed

@@ -3,12 +3,13 @@
 The chunks one pass would cut the event array into (chunks.py) are found first, by the same
 rule and without decoding, and grouped into runs of a few chunks. This process decodes the
 first run (its first chunk fixes the timestamp base) and then takes runs from the front of the
-queue, while worker processes, each fed by a thread of this one, take runs from the same queue
-and decode them from their own mapping of the file into an intermediate with their own string
-tables; so a run that decodes slowly holds nobody up. The runs are then appended in file order
-(merge.py), and the result is the one a single pass gives. Where a run meets anything only the
-single pass handles (damage, a cut inside a value, a file that shrinks, a timestamp base the
-first chunk did not fix), the whole file is read again in one pass.
+queue, while worker processes, each fed by a thread of this one (a run ahead, so that a worker
+never waits on this process), take runs from the same queue and decode them from their own
+mapping of the file into an intermediate with their own string tables; so a run that decodes
+slowly holds nobody up. The runs are then appended in file order (merge.py), and the result is
+the one a single pass gives. Where a run meets anything only the single pass handles (damage, a
+cut inside a value, a file that shrinks, a timestamp base the first chunk did not fix), the
+whole file is read again in one pass.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -60,15 +62,15 @@ def read_parallel(
     if len(runs) < 2:
         return None
     layouts = [_run_layout(layout, a, b, k == len(runs) - 1) for k, (a, b) in enumerate(runs)]
-    queue = _Queue(layouts)
+    queue = _Queue(layouts, workers)
     parts: list[Part | None] = [None] * len(runs)
     helpers: list[_Helper] = []
     with tempfile.TemporaryDirectory(prefix="trace-tui-") as spool:
         try:
             # The interpreters start now, beside this process's first chunk; they are fed runs
             # once that chunk has fixed the timestamp base.
-            for i in range(workers - 1):
-                helpers.append(_Helper(source, size, queue, parts, Path(spool) / str(i)))
+            for _ in range(workers - 1):
+                helpers.append(_Helper(source, size, queue, parts, Path(spool)))
             k = queue.take()
             base = None
             while k is not None:
@@ -127,8 +129,9 @@ def _merged(
 class _Queue:
     """The runs not yet taken, front first, and how far the load has got."""
 
-    def __init__(self, layouts: list[Layout]) -> None:
+    def __init__(self, layouts: list[Layout], takers: int) -> None:
         self.layouts = layouts
+        self.takers = takers  # the processes taking runs, this one included
         self.next = 0
         self.lock = threading.Lock()
         self.total = layouts[-1].end - layouts[0].start
@@ -141,6 +144,10 @@ class _Queue:
                 return None
             self.next += 1
             return self.next - 1
+
+    def left(self) -> int:
+        with self.lock:
+            return len(self.layouts) - self.next
 
     def cancel(self) -> None:
         """No more runs: one has failed, and one pass will read the file."""
@@ -183,19 +190,39 @@ class _Helper:
         self.thread.start()
 
     def _feed(self) -> None:
+        """Keep the worker one run ahead: each run waits in its pipe before it finishes the
+        last, because this thread needs this process's lock for every step (reading `ok`,
+        loading the part, sending the next run) while the decoding thread holds it in long
+        calls, and one run at a time left the worker idle a third of the time."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
-        try:
-            while (k := self.queue.take()) is not None:
+        sent: deque[tuple[int, Path]] = deque()
+
+        def send() -> None:
+            if (k := self.queue.take()) is not None:
+                spool = self.spool / str(k)  # one file a run: the worker is a run ahead
                 layout = self.queue.layouts[k]
-                job = (self.path, self.identity, layout, self.base, self.chunk_bytes, self.spool)
+                job = (self.path, self.identity, layout, self.base, self.chunk_bytes, spool)
                 pickle.dump(job, stdin)
                 stdin.flush()
+                sent.append((k, spool))
+
+        try:
+            send()
+            while sent:
+                # Ahead only while the queue is long: at its end a run held here could leave
+                # the other processes idle.
+                if len(sent) == 1 and self.queue.left() > self.queue.takers:
+                    send()
+                k, spool = sent.popleft()
                 if stdout.readline() != b"ok\n":
                     self.queue.cancel()  # the run failed (its slot stays None) or the worker died
                     return
-                with open(self.spool, "rb") as f:
+                if not sent:
+                    send()
+                with open(spool, "rb") as f:
                     part = pickle.load(f)
+                spool.unlink()
                 self.parts[k] = part
                 self.queue.done(k, part.events)
         except Exception:  # a worker killed under it (a file cut short, the load cancelled)
