@@ -235,6 +235,7 @@ class _Worker:
     order sent, noting how many runs it had been sent and not yet answered at that moment."""
 
     def __init__(self) -> None:
+        self.on_answer = lambda: None
         self.stdin = self.stdout = self
         self.sent = bytearray()
         self.answered = 0
@@ -256,6 +257,7 @@ class _Worker:
         with open(spool, "wb") as f:
             pickle.dump(parallel.Part(Collected(), [], 1, False), f)
         self.answered += 1
+        self.on_answer()
         return b"ok\n"
 
 
@@ -265,18 +267,34 @@ def test_a_worker_has_its_next_run_before_it_finishes_one_until_the_queue_runs_l
     """Fed one run at a time, a worker waited on this process's decoding thread for each next
     run (a third of its time at 1M events). At the queue's end it holds no run another
     process could take."""
+    worker, parts, spool = _fed(kineto, tmp_path, monkeypatch)
+    # Two runs in its pipe while more than one run per process is left, then one.
+    assert worker.waiting == [2, 2, 2, 1, 1, 1]
+    assert all(part is not None for part in parts)
+    assert not list(spool.iterdir())  # each run's part read and removed
+
+
+def test_a_cancelled_load_stops_feeding_with_a_run_still_in_the_pipe(kineto, tmp_path, monkeypatch):
+    """Another process's run failed: the one pass will read the file, so the run still queued
+    here is not waited for (stop() ends the worker)."""
+    worker, parts, _ = _fed(kineto, tmp_path, monkeypatch, parallel._Queue.cancel)
+    assert worker.waiting == [2]
+    assert parts[0] is not None and parts[1:] == [None] * 5
+
+
+def _fed(kineto, tmp_path, monkeypatch, on_answer=lambda queue: None):
+    """(the worker, the parts, the spool folder) once a helper has fed a fake worker six runs,
+    taking them all (no other process takes any); `on_answer(queue)` as each run is answered."""
     worker = _Worker()
     monkeypatch.setattr(parallel, "_start_worker", lambda: worker)
     source = read_source(kineto)
     layout = locate_events(source.data, source.path)
     queue = parallel._Queue([layout] * 6, takers=2)
+    worker.on_answer = lambda: on_answer(queue)
     parts: list = [None] * 6
     spool = tmp_path / "spool"
     spool.mkdir()
     helper = parallel._Helper(source, CHUNK, queue, parts, spool)
     helper.begin(0)
     helper.join()
-    # Two runs in its pipe while more than one run per process is left, then one.
-    assert worker.waiting == [2, 2, 2, 1, 1, 1]
-    assert all(part is not None for part in parts)
-    assert not list(spool.iterdir())  # each run's part read and removed
+    return worker, parts, spool

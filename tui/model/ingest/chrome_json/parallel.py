@@ -3,13 +3,13 @@
 The chunks one pass would cut the event array into (chunks.py) are found first, by the same
 rule and without decoding, and grouped into runs of a few chunks. This process decodes the
 first run (its first chunk fixes the timestamp base) and then takes runs from the front of the
-queue, while worker processes, each fed by a thread of this one (a run ahead, so that a worker
-never waits on this process), take runs from the same queue and decode them from their own
-mapping of the file into an intermediate with their own string tables; so a run that decodes
-slowly holds nobody up. The runs are then appended in file order (merge.py), and the result is
-the one a single pass gives. Where a run meets anything only the single pass handles (damage, a
-cut inside a value, a file that shrinks, a timestamp base the first chunk did not fix), the
-whole file is read again in one pass.
+queue, while worker processes, each fed by a thread of this one (a run ahead while the queue is
+long, so that a worker seldom waits on this process), take runs from the same queue and decode
+them from their own mapping of the file into an intermediate with their own string tables; so a
+run that decodes slowly holds nobody up. The runs are then appended in file order (merge.py),
+and the result is the one a single pass gives. Where a run meets anything only the single pass
+handles (damage, a cut inside a value, a file that shrinks, a timestamp base the first chunk did
+not fix), the whole file is read again in one pass.
 """
 
 from __future__ import annotations
@@ -133,6 +133,7 @@ class _Queue:
         self.layouts = layouts
         self.takers = takers  # the processes taking runs, this one included
         self.next = 0
+        self.cancelled = False
         self.lock = threading.Lock()
         self.total = layouts[-1].end - layouts[0].start
         self.bytes_done = 0
@@ -153,6 +154,7 @@ class _Queue:
         """No more runs: one has failed, and one pass will read the file."""
         with self.lock:
             self.next = len(self.layouts)
+            self.cancelled = True
 
     def done(self, k: int, events: int) -> None:
         with self.lock:
@@ -175,7 +177,7 @@ class _Helper:
         chunk_bytes: int,
         queue: _Queue,
         parts: list[Part | None],
-        spool: Path,
+        spool: Path,  # the folder of the parts' files, one a run
     ) -> None:
         self.path, self.chunk_bytes, self.base = source.path, chunk_bytes, 0
         assert source.handle is not None
@@ -190,10 +192,11 @@ class _Helper:
         self.thread.start()
 
     def _feed(self) -> None:
-        """Keep the worker one run ahead: each run waits in its pipe before it finishes the
-        last, because this thread needs this process's lock for every step (reading `ok`,
-        loading the part, sending the next run) while the decoding thread holds it in long
-        calls, and one run at a time left the worker idle a third of the time."""
+        """Keep the worker a run ahead while the queue is long: its next run waits in its pipe
+        before it finishes the last, because this thread needs this process's lock for every
+        step (reading `ok`, loading the part, sending the next run) while the decoding thread
+        holds it in long calls, and one run at a time left the worker idle a third of the
+        time."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         sent: deque[tuple[int, Path]] = deque()
@@ -209,7 +212,7 @@ class _Helper:
 
         try:
             send()
-            while sent:
+            while sent and not self.queue.cancelled:  # cancelled: stop() ends the worker
                 # Ahead only while the queue is long: at its end a run held here could leave
                 # the other processes idle.
                 if len(sent) == 1 and self.queue.left() > self.queue.takers:
