@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -85,6 +86,19 @@ def run(*args: str, process: bool = False) -> Done:
     stdout.flush()
     stderr.flush()
     return Done(code, out.getvalue().decode(), err.getvalue().decode())
+
+
+def interruptible(*args: str, **popen: Any) -> subprocess.Popen[str]:
+    """`trace-tui ARGS` as a process that SIGINT stops, as ctrl+c does in a terminal. A shell
+    that starts the suite in the background hands it SIGINT ignored, and a Python started so
+    raises no KeyboardInterrupt: the child gets the default back."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tui", *args],
+        cwd=ROOT,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **popen,
+    )
 
 
 async def until_failed(pilot: Any, app: Any) -> None:

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.conftest import DATA, OP_JSON_KEYS, TORCH_ORDER
-from tests.tui.helpers import run
+from tests.tui.helpers import interruptible, run
 
 
 def test_text_has_the_verdict_the_strip_and_the_table():
@@ -296,20 +296,12 @@ def test_follow_logs_each_trace_as_it_completes_and_stops_on_ctrl_c(tmp_path):
     import gzip
     import signal
     import subprocess
-    import sys
     import time
-
-    from tests.tui.helpers import ROOT
 
     whole = (DATA / "gpu_streams.json").read_bytes()
     (tmp_path / "first.json").write_bytes(whole)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", "summary", "--follow", str(tmp_path), "--interval", "0.1"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    argv = ["summary", "--follow", str(tmp_path), "--interval", "0.1"]
+    proc = interruptible(*argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith(f"following {tmp_path}")
@@ -338,9 +330,6 @@ def test_an_interval_that_would_crash_or_spin_is_refused(tmp_path, command, inte
 def test_follow_writes_json_lines_and_refuses_what_a_line_has_no_room_for(tmp_path):
     import signal
     import subprocess
-    import sys
-
-    from tests.tui.helpers import ROOT
 
     (tmp_path / "first.json").write_bytes((DATA / "gpu_streams.json").read_bytes())
     argv = ("--kernels", "--peaks", "bf16=989", "--format", "csv")
@@ -348,9 +337,7 @@ def test_follow_writes_json_lines_and_refuses_what_a_line_has_no_room_for(tmp_pa
     assert refused.returncode == 2
     assert refused.stderr.strip().endswith("not with --kernels, --peaks, --format csv")
     argv = ["summary", "--follow", str(tmp_path), "--interval", "0.1", "--format", "json"]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tui", *argv], cwd=ROOT, stdout=subprocess.PIPE, text=True
-    )
+    proc = interruptible(*argv, stdout=subprocess.PIPE)
     try:
         assert proc.stdout is not None
         line = json.loads(proc.stdout.readline())  # no "following" line: JSON lines only
