@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, NoReturn
 
 from tui import commands
 from tui.commands.command import PROG, Command, CommandError, warn
-from tui.commands.loading import rank_set
-from tui.model.ingest.cache import ModelCache
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
     from tui.app import TraceApp
+    from tui.model.ingest.cache import ModelCache
     from tui.model.ingest.watch import Watch
 
 
@@ -38,6 +37,7 @@ def make_app(
     seconds between looks for new traces in the folder `path` (--follow), and the `watch` on it
     the command has already made."""
     from tui.app import TraceApp
+    from tui.commands.loading import rank_set
 
     if new is not None:
         return TraceApp(str(path), cache, shown_as, None, workers, None, str(new))

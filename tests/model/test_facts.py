@@ -1,6 +1,7 @@
 """Costs paid once: what `info` and `summary` derive from a whole trace (health, whether shapes
 were recorded, the roofline's rows, how many pieces of GPU work each attribution rule placed,
-every step's verdict, a window's verdict, a scope's op table, graph ids and captures) is
+every step's verdict, a window's verdict, a scope's op table, graph ids and captures, `info`'s
+summary) is
 kept beside the cached model as it is derived; a later
 run reads it back equal to a fresh computation, a changed trace derives it again, loading
 derives nothing ahead of need, and an entry without facts (as the build before them wrote),
@@ -9,11 +10,13 @@ with damaged facts or with facts of another version, derives them again cleanly.
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from tests.model.test_health import EVENTS, _x
-from tests.tui.helpers import run
+from tests.tui.helpers import ROOT, run
 from tui.model.analysis import (
     attribution,
     collectives,
@@ -30,7 +33,8 @@ from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import profiled_window
 from tui.model.ingest import load_trace as load_without_facts
 from tui.model.ingest.cache import ModelCache
-from tui.model.passes import facts, load_trace
+from tui.model.passes import facts, facts_version, load_trace
+from tui.model.present import info
 
 MM = {"Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"]}
 SHAPED = [_x("aten::mm", 50, 5, **MM), _x("aten::mm", 60, 5, **MM), *EVENTS]
@@ -93,6 +97,7 @@ def _facts(trace):
         tensor_cores.has_matmul_kernels(trace),
         replay_work.captures(trace),
         collectives.collectives(trace),
+        {**info.summary(trace), "path": None},  # the path is the load's, not the content's
     )
 
 
@@ -146,6 +151,7 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
         "a count not a number",
         "no rule",
         "an op's calls not a number",
+        "an info field missing",
     ],
 )
 def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken, kept):
@@ -159,13 +165,16 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
         if kept == "damaged":
             side.write_text(side.read_text()[:20])
         elif kept == "other version":
-            side.write_text(json.dumps({**stored, "version": f"{facts.SHAPE}-another build"}))
+            another = f"{facts_version.SHAPE}-another build"
+            side.write_text(json.dumps({**stored, "version": another}))
         else:
             placed = stored["facts"]["gpu work placed by"]
             if kept == "wrong shape":
                 stored["facts"]["health"]["checks"][0]["count"] = "many"
             elif kept == "a count not a number":
                 placed["none"] = "many"
+            elif kept == "an info field missing":
+                del stored["facts"]["info"]["lanes"]
             elif kept == "an op's calls not a number":
                 for rows in stored["facts"]["op stats"].values():
                     rows[0]["calls"] = "many"
@@ -191,6 +200,30 @@ def test_info_on_a_cached_trace_runs_no_health_check(tmp_path, broken, counted, 
     assert json.loads(second.stdout)["health"]["checks"]
     without = run("info", "--json", "--no-cache", str(broken))
     assert without.stdout == first.stdout and counted["health"] == counted["placed"] == 2
+
+
+def test_info_on_a_cached_trace_loads_no_model(tmp_path, broken, monkeypatch):
+    """It prints the summary kept beside the cached model, as a load would print it, with
+    neither numpy nor an analysis imported (those imports were most of its time)."""
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    spelled = f"{tmp_path}/./{broken.name}"  # printed as the load prints it: tidied
+    outputs = ([], ["--json"])
+    loaded = [run("info", *flags, "--no-cache", spelled).stdout for flags in outputs]
+    assert run("info", str(broken)).stdout == loaded[0].replace("/./", "/")  # and kept
+    modules = ("numpy", "tui.model.trace", "tui.model.analysis.health", "tui.model.ingest.load")
+    code = (
+        "import sys; from tui.cli import main; main(sys.argv[1:]); "
+        f"print([m for m in {modules} if m in sys.modules], file=sys.stderr)"
+    )
+    for flags, expected in zip(outputs, loaded, strict=True):
+        done = subprocess.run(
+            [sys.executable, "-c", code, "info", *flags, spelled],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+        )
+        assert (done.stdout, done.stderr) == (expected, "[]\n")
 
 
 def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted, monkeypatch):
@@ -265,6 +298,7 @@ def test_each_fact_keeps_the_slot_its_analysis_names():
         "graph captures": replay_work.CAPTURES_KEY,
         "graph ids": graphs.GRAPH_IDS_KEY,
         "collectives": collectives.KEY,
+        "info": info.KEY,
     }
     assert {name: fact.slot for name, fact in facts.FACTS.items()} == keys
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import DATA
 from tests.tui.helpers import run
-from tui.commands.loading import SAMPLE_CHOICES, SAMPLES
+from tui.commands.trace_args import SAMPLE_CHOICES, SAMPLES
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ from tests.conftest import SHARED
 from tests.deep_stack import write_deep_stack
 from tests.tui.helpers import loaded, screen_rows
 from tests.tui.test_snapshots import check, screen_text
-from tui.commands.loading import chosen
+from tui.commands.trace_args import chosen
 from tui.model.present.kinds import KINDS
 from tui.widgets.slice_details import SliceDetails
 from tui.widgets.timeline import Timeline

@@ -24,7 +24,7 @@ from tests.bench.make_rank_set import write_rank_set
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
 from tests.tui.test_key_fuzz import KEYS, SEED, _play, close_overlays
-from tui.commands.loading import SAMPLES
+from tui.commands.trace_args import SAMPLES
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import TraceScreen
 

@@ -25,7 +25,7 @@ from tests.deep_stack import write_deep_stack
 from tests.model.test_diff import step_trace
 from tests.tui.helpers import loaded
 from tui.app import TraceApp
-from tui.commands.loading import SAMPLES
+from tui.commands.trace_args import SAMPLES
 from tui.screens.health import HealthScreen
 from tui.screens.help import HelpScreen
 from tui.screens.loading import LoadScreen

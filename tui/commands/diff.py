@@ -7,8 +7,9 @@ import sys
 
 from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import GATE_FAILED, CommandError, add_format
-from tui.commands.loading import add_load_flags, load, rank_set
+from tui.commands.loading import load, rank_set
 from tui.commands.rank_diff import diff_rank_sets
+from tui.commands.trace_args import add_load_flags
 from tui.model.analysis.diff import HEADLINE, diff, regressed
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start

@@ -7,8 +7,10 @@ import sys
 
 import orjson
 
-from tui.commands.loading import add_load_flags, add_path_or_sample, chosen_headless, load
-from tui.model.present.info import report, summary
+from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen_headless
+from tui.model.ingest.cache_folder import CacheFolder
+from tui.model.passes.kept_info import kept_info
+from tui.model.present.info import report
 
 
 class InfoCommand:
@@ -22,7 +24,14 @@ class InfoCommand:
         add_load_flags(parser)
 
     def run(self, args: argparse.Namespace) -> int:
-        info = summary(load(args, chosen_headless(args)))
+        path = chosen_headless(args)
+        # A trace `info` has seen before is answered from its cache without loading the model.
+        info = None if args.no_cache else kept_info(path, CacheFolder())
+        if info is None:
+            from tui.commands.loading import load  # imports the model: not for a cached trace
+            from tui.model.present.info import summary
+
+            info = summary(load(args, path))
         if args.json:
             sys.stdout.buffer.write(
                 orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)

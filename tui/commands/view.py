@@ -12,15 +12,8 @@ from pathlib import Path
 
 from tui.commands.cluster import add_cluster_flag, cluster_executor
 from tui.commands.command import PROG, CommandError
-from tui.commands.loading import (
-    add_load_flags,
-    add_path_or_sample,
-    cache_for,
-    chosen,
-    enough_memory,
-    rank_set,
-    seconds,
-)
+from tui.commands.loading import cache_for, enough_memory, rank_set
+from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen, seconds
 from tui.following import INTERVAL_S
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder

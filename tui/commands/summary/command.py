@@ -10,15 +10,9 @@ from dataclasses import dataclass
 
 from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import CommandError, add_format, warn
-from tui.commands.loading import (
-    add_load_flags,
-    add_path_or_sample,
-    chosen_headless,
-    load,
-    rank_set,
-    seconds,
-)
+from tui.commands.loading import load, rank_set
 from tui.commands.summary.capture import capture_trace
+from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen_headless, seconds
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows

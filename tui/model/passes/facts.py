@@ -18,38 +18,22 @@ pays for no health check it does not show.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
-from .. import analysis
-from .. import trace as trace_module
+import orjson
+
 from ..analysis import attribution
 from ..analysis.health import Finding, Health
 from ..ingest import load
 from ..ingest.cache import ModelCache
 from ..ingest.intermediate import Progress
+from ..present import info
 from ..trace import Trace
-
-SHAPE = 2  # the shape of the kept data below: bumped when it changes
-
-
-def _version() -> str:
-    """The shape of the data and the code that derived it: facts kept by a build whose analyses
-    differ (a health rule changed, say) are derived again, not shown."""
-    core = Path(trace_module.__file__).parent  # the trace types, and patterns.py's rules
-    sources = sorted(Path(analysis.__file__).parent.glob("*.py")) + sorted(core.glob("*.py"))
-    digest = hashlib.sha256()
-    for source in sources:
-        digest.update(source.read_bytes())
-    return f"{SHAPE}-{digest.hexdigest()[:16]}"
-
-
-VERSION = _version()
+from .facts_version import VERSION
 
 
 @dataclass(frozen=True)
@@ -115,6 +99,11 @@ def _read_bool(kept: Any) -> bool:
     return kept
 
 
+def _as_json(data: Any) -> Any:
+    """`data` as it reads back from JSON: what `info --json` prints of it, from either path."""
+    return orjson.loads(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
+
+
 def _later(name: str) -> Callable[[Any], Any]:
     """A codec of codecs.py, imported when first used (see there)."""
 
@@ -141,6 +130,8 @@ FACTS = {
     "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
     "graph ids": Fact("graph ids", lambda ids: list(ids.items()), _read_graph_ids),
     "collectives": Fact("collectives", _later("dump_all"), _later("read_collectives")),
+    # JSON-ready already; kept_info.py reads it back without loading the model.
+    "info": Fact(info.KEY, _as_json, info.read_kept),
 }
 
 

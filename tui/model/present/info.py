@@ -1,15 +1,39 @@
-"""What `trace-tui info` reports: the loaded trace summarised for people or scripts."""
+"""What `trace-tui info` reports: the loaded trace summarised for people or scripts.
+
+What it says of the content (all but the path) is kept with the cached model, in slot `KEY`, so
+that `info` on a cached trace reads it back without loading the model (passes/kept_info.py);
+hence the analyses are imported only to derive it, and `report` needs nothing but text.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..analysis.attribution import placed_by
-from ..analysis.health import Finding, health
 from ..text import printable
 from ..timescale import format_duration
-from ..trace import Trace
+
+if TYPE_CHECKING:
+    from ..analysis.health import Finding
+    from ..trace import Trace
+
+KEY = "info"
+# The summary's fields after the path and the folder it was chosen from, in order.
+FIELDS = (
+    "format",
+    "events_by_phase",
+    "slices",
+    "span_ns",
+    "base_time_ns",
+    "display_time_unit",
+    "devices",
+    "flows",
+    "gpu_work_placed_by",
+    "skipped",
+    "adjusted",
+    "health",
+    "lanes",
+)
 
 # How `info` says which rule charged GPU work to an op, by attribution.RULES key.
 _PLACED_BY = {
@@ -24,10 +48,30 @@ _DEVICE_FIELDS = ("id", "name", "totalGlobalMem", "computeMajor", "computeMinor"
 
 def summary(trace: Trace) -> dict[str, Any]:
     """A JSON-ready summary; its keys are documented in the README."""
+    content = trace.derived.get(KEY)
+    if content is None:
+        content = trace.derived[KEY] = _content(trace)
+    return named(content, trace.path, trace.format.chosen_from)
+
+
+def named(content: dict[str, Any], path: str, chosen_from: str | None) -> dict[str, Any]:
+    """The summary of a trace's `content` read from `path`."""
+    return {"path": path, "chosen_from": chosen_from, **content}
+
+
+def read_kept(kept: Any) -> dict[str, Any]:
+    """The content as kept in the cache; KeyError for data not of its shape."""
+    if not isinstance(kept, dict) or tuple(kept) != FIELDS:
+        raise KeyError("not an info summary's fields")
+    return kept
+
+
+def _content(trace: Trace) -> dict[str, Any]:
+    # Deriving it needs the analyses; a cached `info` does not: imported here, not at start-up.
+    from ..analysis.attribution import placed_by
+
     fmt = trace.format
     return {
-        "path": trace.path,
-        "chosen_from": fmt.chosen_from,
         "format": {"form": fmt.form, "gzip": fmt.gzip, "truncated": fmt.truncated},
         "events_by_phase": dict(sorted(trace.events_by_phase.items())),
         "slices": len(trace.slices),
@@ -62,6 +106,8 @@ def summary(trace: Trace) -> dict[str, Any]:
 
 
 def _health_json(trace: Trace) -> dict[str, Any]:
+    from ..analysis.health import health
+
     found = health(trace)
 
     def finding(f: Finding) -> dict[str, Any]:
