@@ -8,7 +8,8 @@ windows' verdicts and scopes' op tables (what the summary and the viewer's first
 what graph replays and captures read from args (each replay's graph id, each capture
 launch's kernel name: decoded from the file again otherwise), and each communication kernel's
 collective (its kind, group, sequence number and size, read from args: a rank pass over
-cached ranks decoded each rank's args again).
+cached ranks decoded each rank's args again); and `info`'s whole summary, which kept_info.py
+reads without loading the model at all.
 
 Each fact is kept the moment an analysis derives it into its slot of `trace.derived`, and put
 back into that slot when the same content is loaded again, so `health(trace)` finds it and
