@@ -10,6 +10,7 @@ with damaged facts or with facts of another version, derives them again cleanly.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -152,6 +153,8 @@ def test_a_changed_trace_derives_its_facts_again(tmp_path, broken, counted):
         "no rule",
         "an op's calls not a number",
         "an info field missing",
+        "an info count not a number",
+        "an info rule unknown",
     ],
 )
 def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken, kept):
@@ -175,6 +178,10 @@ def test_an_entry_whose_facts_cannot_be_used_derives_them_again(tmp_path, broken
                 placed["none"] = "many"
             elif kept == "an info field missing":
                 del stored["facts"]["info"]["lanes"]
+            elif kept == "an info count not a number":
+                stored["facts"]["info"]["slices"] = "many"
+            elif kept == "an info rule unknown":
+                stored["facts"]["info"]["gpu_work_placed_by"]["bogus"] = 3
             elif kept == "an op's calls not a number":
                 for rows in stored["facts"]["op stats"].values():
                     rows[0]["calls"] = "many"
@@ -215,6 +222,8 @@ def test_info_on_a_cached_trace_loads_no_model(tmp_path, broken, monkeypatch):
         "import sys; from tui.cli import main; main(sys.argv[1:]); "
         f"print([m for m in {modules} if m in sys.modules], file=sys.stderr)"
     )
+    (entry,) = (tmp_path / "cache").glob("*.model")
+    os.utime(entry, (0, 0))
     for flags, expected in zip(outputs, loaded, strict=True):
         done = subprocess.run(
             [sys.executable, "-c", code, "info", *flags, spelled],
@@ -224,6 +233,38 @@ def test_info_on_a_cached_trace_loads_no_model(tmp_path, broken, monkeypatch):
             timeout=120,
         )
         assert (done.stdout, done.stderr) == (expected, "[]\n")
+    assert entry.stat().st_mtime > 0  # used: evicted last, as a load marks it
+
+
+@pytest.mark.parametrize("damage", ["span_ns", "kind"])
+def test_a_kept_summary_not_of_its_shape_is_not_shown(tmp_path, broken, monkeypatch, damage):
+    """A facts file is data a hand may edit: what `info` cannot print is derived again."""
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    loaded = run("info", "--no-cache", str(broken)).stdout
+    run("info", str(broken))
+    (side,) = (tmp_path / "cache").glob("*.facts.json")
+    stored = json.loads(side.read_text())
+    if damage == "span_ns":
+        stored["facts"]["info"]["span_ns"] = None
+    else:
+        del stored["facts"]["info"]["lanes"][0]["kind"]
+    side.write_text(json.dumps(stored))
+    done = run("info", str(broken))
+    assert (done.returncode, done.stdout) == (0, loaded)
+    assert run("info", str(broken)).stdout == loaded  # kept whole again
+
+
+def test_values_json_cannot_hold_print_the_same_from_the_cache(tmp_path, monkeypatch):
+    """A device property past 64 bits (orjson refuses it) or infinite (written as null)."""
+    monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / "odd.json"
+    device = '{"id": 0, "name": 1e400, "totalGlobalMem": 123456789012345678901234567890}'
+    path.write_text(f'{{"deviceProperties": [{device}], "traceEvents": {json.dumps(SHAPED)}}}')
+    for flags in ([], ["--json"]):
+        outputs = [run("info", *flags, *extra, str(path)) for extra in (["--no-cache"], [], [])]
+        assert {(o.returncode, o.stdout) for o in outputs} == {(0, outputs[0].stdout)}
+    assert "devices    inf" in outputs[0].stdout or '"name": "inf"' in outputs[0].stdout
+    assert '"totalGlobalMem": "123456789012345678901234567890"' in outputs[0].stdout
 
 
 def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted, monkeypatch):

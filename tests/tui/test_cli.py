@@ -105,6 +105,20 @@ def test_control_characters_from_the_trace_never_reach_the_terminal(tmp_path):
     assert "\\x1b]52;c;AAAA\\x07" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "command", [["info", "--json"], ["summary", "--format", "json"], ["diff", "--format", "json"]]
+)
+def test_a_file_name_that_is_not_utf8_is_written_to_json_escaped(tmp_path, command):
+    """JSON text cannot hold the name's odd bytes: they are written as the text outputs show
+    them (it failed with a traceback)."""
+    p = tmp_path / os.fsdecode(b"n\xffme.json")
+    p.write_text(json.dumps([{"ph": "X", "name": "x", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]))
+    paths = [str(p)] * (2 if command[0] == "diff" else 1)
+    done = run(*command, *paths, process=True)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert '"n\\\\xffme.json"' in done.stdout.replace(str(tmp_path) + "/", "")
+
+
 def test_console_script_and_module_agree():
     script = shutil.which(
         "trace-tui",

@@ -5,12 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-import orjson
-
 from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen_headless
 from tui.model.ingest.cache_folder import CacheFolder
 from tui.model.passes.kept_info import kept_info
-from tui.model.present.info import report
+from tui.model.present.info import report, summary
+from tui.model.present.render.json import dumps
 
 
 class InfoCommand:
@@ -29,14 +28,10 @@ class InfoCommand:
         info = None if args.no_cache else kept_info(path, CacheFolder())
         if info is None:
             from tui.commands.loading import load  # imports the model: not for a cached trace
-            from tui.model.present.info import summary
 
             info = summary(load(args, path))
         if args.json:
-            sys.stdout.buffer.write(
-                orjson.dumps(info, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS)
-            )
-            sys.stdout.buffer.write(b"\n")
+            sys.stdout.buffer.write(dumps(info))
         else:
             print(report(info))
         return 0

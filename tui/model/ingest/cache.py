@@ -17,7 +17,6 @@ or that do not read back are derived again and rewritten.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -65,7 +64,7 @@ class ModelCache(CacheFolder):
             return None
         try:
             trace = _read(entry, path)
-            os.utime(entry)  # most recently used: evicted last
+            self.used(key)
             return trace
         except (OSError, ValueError, KeyError, TypeError):
             entry.unlink(missing_ok=True)

@@ -5,6 +5,7 @@ entries themselves are cache.py's."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -51,6 +52,11 @@ class CacheFolder:
 
     def entry(self, key: str) -> Path:
         return self.folder / f"{key}{SUFFIX}"
+
+    def used(self, key: str) -> None:
+        """Mark entry `key` most recently used: evicted last."""
+        with contextlib.suppress(OSError):  # gone meanwhile: its facts still name the same content
+            os.utime(self.entry(key))
 
     def _facts_file(self, key: str) -> Path:
         return self.folder / f"{key}.facts.json"

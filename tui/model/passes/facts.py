@@ -25,8 +25,6 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import orjson
-
 from ..analysis import attribution
 from ..analysis.health import Finding, Health
 from ..ingest import load
@@ -100,11 +98,6 @@ def _read_bool(kept: Any) -> bool:
     return kept
 
 
-def _as_json(data: Any) -> Any:
-    """`data` as it reads back from JSON: what `info --json` prints of it, from either path."""
-    return orjson.loads(orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS))
-
-
 def _later(name: str) -> Callable[[Any], Any]:
     """A codec of codecs.py, imported when first used (see there)."""
 
@@ -131,8 +124,8 @@ FACTS = {
     "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
     "graph ids": Fact("graph ids", lambda ids: list(ids.items()), _read_graph_ids),
     "collectives": Fact("collectives", _later("dump_all"), _later("read_collectives")),
-    # JSON-ready already; kept_info.py reads it back without loading the model.
-    "info": Fact(info.KEY, _as_json, info.read_kept),
+    # JSON-ready as it is; kept_info.py reads it back without loading the model.
+    "info": Fact(info.KEY, dict, info.read_kept),
 }
 
 

@@ -7,8 +7,11 @@ hence the analyses are imported only to derive it, and `report` needs nothing bu
 
 from __future__ import annotations
 
+import math
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
+
+import msgspec
 
 from ..text import printable
 from ..timescale import format_duration
@@ -18,25 +21,77 @@ if TYPE_CHECKING:
     from ..trace import Trace
 
 KEY = "info"
+
+
+# The summary's shape, which a kept one must have to be shown (`read_kept`): a facts file is
+# only data, and one edited by hand must not make every later `info` fail.
+class _Format(TypedDict):
+    form: str
+    gzip: bool
+    truncated: bool
+
+
+class _Flows(TypedDict):
+    events: int
+    launch_links: int
+    other_links: int
+
+
+class _Example(TypedDict):
+    name: str
+    ts_ns: int
+    lane: str
+
+
+class _Finding(TypedDict):
+    rule: str
+    what: str
+    count: int
+    unchecked: int
+    examples: list[_Example]
+
+
+class _Health(TypedDict):
+    line: str
+    checks: list[_Finding]
+    repairs: list[_Finding]
+
+
+class _Lane(TypedDict):
+    process: str
+    pid: int | str
+    tid: int | str
+    name: str
+    kind: str
+    slices: int
+    max_depth: int
+    rows: int
+
+
+_Rule = Literal["external_id", "enclosing_op", "launch_call", "none"]  # attribution.RULES
+
+
+class _Content(TypedDict):
+    format: _Format
+    events_by_phase: dict[str, int]
+    slices: int
+    span_ns: int
+    base_time_ns: int | None
+    display_time_unit: str | None
+    devices: list[dict[str, Any]]
+    flows: _Flows
+    gpu_work_placed_by: dict[_Rule, int]
+    skipped: dict[str, int]
+    adjusted: dict[str, int]
+    health: _Health
+    lanes: list[_Lane]
+
+
 # The summary's fields after the path and the folder it was chosen from, in order.
-FIELDS = (
-    "format",
-    "events_by_phase",
-    "slices",
-    "span_ns",
-    "base_time_ns",
-    "display_time_unit",
-    "devices",
-    "flows",
-    "gpu_work_placed_by",
-    "skipped",
-    "adjusted",
-    "health",
-    "lanes",
-)
+FIELDS = tuple(_Content.__annotations__)
 
 # How `info` says which rule charged GPU work to an op, by attribution.RULES key.
-_PLACED_BY = {
+_PLACED_BY: dict[_Rule, str] = {
     "external_id": "by External id",
     "enclosing_op": "to the enclosing op",
     "launch_call": "to the launch call",
@@ -60,9 +115,13 @@ def named(content: dict[str, Any], path: str, chosen_from: str | None) -> dict[s
 
 
 def read_kept(kept: Any) -> dict[str, Any]:
-    """The content as kept in the cache; KeyError for data not of its shape."""
+    """The content as kept in the cache; KeyError or TypeError for data not of its shape."""
     if not isinstance(kept, dict) or tuple(kept) != FIELDS:
         raise KeyError("not an info summary's fields")
+    try:
+        msgspec.convert(kept, _Content)
+    except msgspec.ValidationError as e:
+        raise TypeError(f"an info summary's value: {e}") from None
     return kept
 
 
@@ -78,7 +137,7 @@ def _content(trace: Trace) -> dict[str, Any]:
         "span_ns": trace.span_ns,
         "base_time_ns": trace.base_time_ns,
         "display_time_unit": trace.display_time_unit,
-        "devices": [{k: d[k] for k in _DEVICE_FIELDS if k in d} for d in trace.devices],
+        "devices": [{k: _exact(d[k]) for k in _DEVICE_FIELDS if k in d} for d in trace.devices],
         "flows": {
             "events": sum(trace.events_by_phase.get(ph, 0) for ph in "stf"),
             "launch_links": len(trace.launches),
@@ -103,6 +162,19 @@ def _content(trace: Trace) -> dict[str, Any]:
             for lane in trace.lanes
         ],
     }
+
+
+def _exact(value: Any) -> Any:
+    """A device property as JSON keeps it exactly (else as text), so that the summary can be kept
+    and a cached `info` print what the first one did: orjson refuses an integer past 64 bits and
+    writes an infinity as null."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(value, int) and -(2**63) <= value < 2**64:
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return value
+    return str(value)
 
 
 def _health_json(trace: Trace) -> dict[str, Any]:

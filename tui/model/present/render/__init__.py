@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from ..table_spec import Grid
+from typing import TYPE_CHECKING
+
 from . import markdown, text
+
+if TYPE_CHECKING:  # the spec imports analyses; `info` writes JSON without them
+    from ..table_spec import Grid
 
 
 def lines(grid: Grid, as_markdown: bool, layout: str = "ruled") -> list[str]:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...text import shown
-from ..table_spec import Grid
 from .text import CELL_LIMIT
+
+if TYPE_CHECKING:  # the spec imports analyses; `info` writes JSON without them
+    from ..table_spec import Grid
 
 
 def _cell(text: str) -> str:

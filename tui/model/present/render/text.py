@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...text import printable, shown
-from ..table_spec import Grid
+
+if TYPE_CHECKING:  # the spec imports analyses; `info` writes JSON without them
+    from ..table_spec import Grid
 
 NAME_WIDTH = 60  # a ruled table's first column is cut here
 CELL_LIMIT = 500  # longer cells are cut (an op's input shapes can run to megabytes)
