@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
+from .destination import ProfilingError, check_writable
 from .registry import PAIR_SIZES, WORKLOADS
 
 PROG = "trace-profile"
@@ -98,7 +100,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "named by size"
         )
     try:
-        from .export import ProfilingError, profile_workload, write_key_averages
+        if opts.out:
+            check_writable(Path(opts.out))
+    except ProfilingError as e:
+        return _fail(str(e))
+    try:
+        from .export import profile_workload, write_key_averages
     except ImportError:
         return _fail(
             "torch is not installed; install the profiling extra: "

@@ -11,11 +11,8 @@ from pathlib import Path
 import torch
 from torch.profiler import ProfilerActivity, profile, record_function, schedule
 
+from .destination import ProfilingError, check_writable
 from .registry import WORKLOADS
-
-
-class ProfilingError(Exception):
-    """A run could not start or its trace could not be written; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -94,7 +91,7 @@ def profile_workload(
     dev = pick_device(device)
     size = size or info.default_size
     out = Path(out_path)
-    _check_writable(out)
+    check_writable(out)
     step = info.load().build(dev, size)
     on_cuda = dev.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
@@ -197,13 +194,3 @@ def _umask() -> int:
 def _suffix(out: Path) -> str:
     # torch gzips when the name ends in .gz; keep the temporary file's name telling it the same.
     return ".json.gz" if out.name.endswith(".gz") else ".json"
-
-
-def _check_writable(out: Path) -> None:
-    if out.is_dir():
-        raise ProfilingError(f"{out}: is a folder; give a file name ending in .json or .json.gz")
-    parent = out.parent
-    if not parent.is_dir():
-        raise ProfilingError(f"{out}: folder {parent} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ProfilingError(f"{out}: cannot write to folder {parent}")

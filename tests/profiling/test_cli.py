@@ -59,12 +59,25 @@ def test_without_torch_it_says_how_to_install_it(tmp_path):
     ],
 )
 def test_usage_errors_exit_2_in_one_line(args, message, capsys):
-    # In this process: a new one would spend two seconds importing torch to say one line.
+    # In this process: none of these needs torch (the test below checks the one that might).
     from profiling.cli import main
 
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_folder_that_does_not_exist_is_said_before_torch_is_imported():
+    """Importing torch takes two seconds: a mistyped --out is told at once."""
+    code = (
+        "import sys; from profiling.cli import main; "
+        "code = main(['matmul', '--out', '/nonexistent/dir/t.json']); "
+        "print(code, 'torch' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert done.stdout.split() == ["2", "False"] and "does not exist" in done.stderr
 
 
 def test_profile_writes_a_trace_and_prints_the_table(tmp_path):
