@@ -29,8 +29,8 @@ _SegmentLines = list[list[Segment]]
 class ColumnTable(DataTable[Text]):
     HELP_TITLE = "Table"  # its section of the help
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("left", "cursor_left", "The column before to the left edge", show=False),
-        Binding("right", "cursor_right", "The next column to the left edge", show=False),
+        Binding("left", "cursor_left", "Scroll left a column", show=False),
+        Binding("right", "cursor_right", "Scroll right a column", show=False),
         # As in the stats pane's first tables: rows, in every table (Textual's End scrolled a
         # row table to its last columns, the stats table went to its last row).
         Binding("home", "first_row", "First row", show=False),
