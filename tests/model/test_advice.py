@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from markdown_it import MarkdownIt
 
 from tests.conftest import DATA
 from tests.model.test_stats_verdict import _trace
@@ -136,7 +137,13 @@ def test_summary_prints_the_next_steps_in_text_markdown_and_json():
     assert lines[at + 1] == "1. The GPU waits for the DataLoader: up to 70 us per step"
     assert "pin_memory=True" in lines[at + 2]
     markdown = run("summary", path, "--format", "markdown").stdout
-    assert "**1. The GPU waits for the DataLoader: up to 70 us per step**" in markdown
+    steps = markdown.split("### Next steps\n", 1)[1].split("\n| ", 1)[0]
+    tokens = MarkdownIt().parse(steps)  # one item: its title, then its evidence
+    opens = [t.type for t in tokens if t.type.endswith("_open")]
+    assert opens == ["ordered_list_open", "list_item_open", "paragraph_open", "paragraph_open"]
+    title, evidence = [t for t in tokens if t.type == "inline"]
+    assert title.content == "**The GPU waits for the DataLoader: up to 70 us per step**"
+    assert "pin_memory=True" in evidence.content
     doc = json.loads(run("summary", path, "--format", "json").stdout)
     assert [(s["rule"], s["bound_ns"], s["bound_per_step_ns"]) for s in doc["next_steps"]] == [
         ("data-loading", 70 * US, 70 * US)

@@ -312,9 +312,14 @@ def as_text(
     if advice:
         out += ["", "### Next steps" if markdown else "Next steps (largest possible saving first)"]
         for n, r in enumerate(advice, 1):
-            head = f"{n}. {r.title}: {bound_text(r)}"
-            out.append(printable(f"**{head}**" if markdown else head))
-            out.append(printable(f"   {r.evidence}; try: {r.change}"))
+            title, body = f"{r.title}: {bound_text(r)}", f"{r.evidence}; try: {r.change}"
+            if markdown:  # an ordered list, the evidence each item's second paragraph (without
+                # the blank lines Markdown runs every item into one paragraph)
+                mark = f"{n}. "
+                item = [f"{mark}**{title}**", "", " " * len(mark) + body]
+                out += [printable(line) for line in ([""] if n > 1 else []) + item]
+            else:
+                out += [printable(f"{n}. {title}"), printable(f"   {body}")]
     if summary.steps:
         shown, heading = strip_steps(summary.steps)
         out.append("")
