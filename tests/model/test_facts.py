@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from typing import get_args
 
 import pytest
 
@@ -342,6 +343,12 @@ def test_each_fact_keeps_the_slot_its_analysis_names():
         "info": info.KEY,
     }
     assert {name: fact.slot for name, fact in facts.FACTS.items()} == keys
+
+
+def test_the_kept_info_summary_knows_every_attribution_rule():
+    """present/info.py names the rules itself (importing attribution would slow a cached
+    `info`): a new rule must be named there too, or kept summaries would be refused."""
+    assert get_args(info._Rule) == attribution.RULES == tuple(info._PLACED_BY)
 
 
 def test_graph_captures_read_back_without_decoding_the_launches_args(tmp_path, monkeypatch):
