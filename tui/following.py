@@ -4,9 +4,9 @@ app's action), at the same step and place as the trace shown."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
+from msgspec.structs import replace
 from textual.app import App
 from textual.timer import Timer
 

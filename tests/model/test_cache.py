@@ -33,7 +33,9 @@ def _same(a, b):
     assert a.names == b.names and a.categories == b.categories
     assert a.lanes == b.lanes and a.processes == b.processes
     for group in ("slices", "launches", "flows", "instants"):
-        for name, value in vars(getattr(a, group)).items():
+        columns = getattr(a, group)
+        for name in columns.__struct_fields__:
+            value = getattr(columns, name)
             assert np.array_equal(value, getattr(getattr(b, group), name)), (group, name)
     assert (a.span_ns, a.origin_us, a.base_time_ns) == (b.span_ns, b.origin_us, b.base_time_ns)
     assert a.events_by_phase == b.events_by_phase and a.skipped == b.skipped

@@ -294,7 +294,7 @@ def test_step_verdicts_read_back_equal(tmp_path, counted):
 
 def test_a_kept_fact_is_read_back_only_when_asked_for(tmp_path, monkeypatch):
     """`info` shows no step verdicts: a cached `info` decodes none of them."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from tests.model.test_diff import step_trace
 

@@ -11,6 +11,7 @@ import os
 import pickle
 import re
 
+import msgspec
 import numpy as np
 import pytest
 
@@ -33,12 +34,14 @@ def small_chunks(monkeypatch):
 
 
 def assert_same(a, b, where="trace"):
-    """Every field of two models equal: arrays by value and dtype, down through dataclasses."""
+    """Every field of two models equal: arrays by value and dtype, down through the records
+    (msgspec structs, and the dataclass Trace)."""
     if isinstance(a, np.ndarray):
         assert a.dtype == b.dtype and np.array_equal(a, b), where
-    elif dataclasses.is_dataclass(a):
-        for f in dataclasses.fields(a):
-            assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, msgspec.Struct) or dataclasses.is_dataclass(a):
+        names = a.__struct_fields__ if isinstance(a, msgspec.Struct) else a.__dataclass_fields__
+        for name in names:
+            assert_same(getattr(a, name), getattr(b, name), f"{where}.{name}")
     elif isinstance(a, list | tuple):
         assert len(a) == len(b), where
         for k, (x, y) in enumerate(zip(a, b, strict=True)):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from tui.model.text import printable
 
@@ -39,8 +40,7 @@ class Command(Protocol):
     def run(self, args: argparse.Namespace) -> int: ...
 
 
-@dataclass(frozen=True)
-class Registered:
+class Registered(msgspec.Struct, frozen=True):
     """A command by its name, and where its class is (`module:Class`), imported when needed."""
 
     name: str

@@ -5,16 +5,16 @@ the model (`info` on a cached trace loads nothing)."""
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from tui.commands.command import warn
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(msgspec.Struct, frozen=True):
     """A trace shipped in the package (in the wheel, so any install opens it)."""
 
     file: str

@@ -14,15 +14,13 @@ an extra row below the lane's nesting rows instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I16, I32, I64
 
 
-@dataclass(frozen=True)
-class Nesting:
+class Nesting(msgspec.Struct, frozen=True):
     """Row and parent (lane-local, -1 for none) of each slice, and the lane's shape."""
 
     depth: I16

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, ClassVar, Literal, Protocol, TypeVar, cast
 
+import msgspec
 import numpy as np
 
 from tui.model.arrays import F64, I16, I32, I64, Bool
@@ -17,8 +18,7 @@ T = TypeVar("T")
 LaneKind = Literal["cpu", "gpu", "async"]
 
 
-@dataclass(frozen=True)
-class Slices:
+class Slices(msgspec.Struct, frozen=True, dict=True):
     """Every slice of the trace, sorted by lane, then start, then longest first.
 
     Slice i of lane L is row `L.lo + k`; `event` points back into the file for lazy args.
@@ -41,8 +41,7 @@ class Slices:
         return self.start + self.dur
 
 
-@dataclass(frozen=True)
-class Lane:
+class Lane(msgspec.Struct, frozen=True):
     """One row group: a CPU thread, a GPU stream, or a process's async events."""
 
     index: int
@@ -61,8 +60,7 @@ class Lane:
         return self.hi - self.lo
 
 
-@dataclass(frozen=True)
-class Process:
+class Process(msgspec.Struct, frozen=True):
     """A process (or a device) and the lanes under it, in display order."""
 
     index: int
@@ -72,8 +70,7 @@ class Process:
     lanes: tuple[int, ...]
 
 
-@dataclass(frozen=True)
-class Links:
+class Links(msgspec.Struct, frozen=True):
     """Pairs of slices: a CPU launch and the GPU work it started, or any other flow."""
 
     src: I32
@@ -84,8 +81,7 @@ class Links:
         return len(self.src)
 
 
-@dataclass(frozen=True)
-class Instants:
+class Instants(msgspec.Struct, frozen=True):
     """Instant events; `lane` is -1 for process- and global-scoped ones."""
 
     ts: I64
@@ -95,8 +91,7 @@ class Instants:
     event: I64
 
 
-@dataclass(frozen=True)
-class MemoryEvents:
+class MemoryEvents(msgspec.Struct, frozen=True):
     """Allocator records ([memory] instants), by time: bytes are negative when freed."""
 
     ts: I64
@@ -111,8 +106,7 @@ class MemoryEvents:
         return len(self.ts)
 
 
-@dataclass(frozen=True)
-class CounterSeries:
+class CounterSeries(msgspec.Struct, frozen=True):
     """One counter series: a `C` event's name and one of its args keys, over time."""
 
     process: int
@@ -152,8 +146,7 @@ class ArgsReader(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Format:
+class Format(msgspec.Struct, frozen=True):
     """How the file was written."""
 
     form: str  # "object" or "array"
@@ -247,7 +240,7 @@ class Trace:
         """Bytes held by the columnar model and the args reader's tables (not the interned
         strings or the file buffer)."""
         arrays: list[Any] = [
-            getattr(group, f.name)
+            getattr(group, name)
             for group in (
                 self.slices,
                 self.launches,
@@ -256,7 +249,7 @@ class Trace:
                 self.instants,
                 self.memory,
             )
-            for f in fields(group)
+            for name in group.__struct_fields__
         ]
         total = sum(int(a.nbytes) for a in arrays) + self.args_reader.nbytes()
         return total + sum(int(c.ts.nbytes + c.values.nbytes) for c in self.counters)

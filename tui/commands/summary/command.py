@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+
+import msgspec
 
 from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import CommandError, add_format, warn
@@ -35,8 +36,7 @@ DEFAULTS: dict[str, object] = {
 }
 
 
-@dataclass(frozen=True)
-class View:
+class View(msgspec.Struct, frozen=True):
     """A view that lists its own rows instead of the op table: how it shows a trace (the whole
     trace, or the step's scope), and the table flags it refuses."""
 

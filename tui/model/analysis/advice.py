@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Literal, cast
 
+import msgspec
 import numpy as np
 
 from ..patterns import CONVOLUTION_KERNEL, PROFILER_STEP, is_python_frame
@@ -59,8 +59,7 @@ Rule = Literal[
 ]
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """The slice that shows a recommendation's evidence best."""
 
     row: int
@@ -69,8 +68,7 @@ class Target:
     start_ns: int
 
 
-@dataclass(frozen=True)
-class Recommendation:
+class Recommendation(msgspec.Struct, frozen=True):
     rule: Rule
     title: str
     change: str  # what to try

@@ -14,8 +14,7 @@ GPU work with neither an owner nor a launch in the trace is charged to no op.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64, Bool
@@ -24,8 +23,7 @@ from ..patterns import HOST_OP_CATEGORIES, is_gpu_work_category, is_python_frame
 from ..trace import Trace
 
 
-@dataclass(frozen=True)
-class OpTree:
+class OpTree(msgspec.Struct, frozen=True):
     """The ops key_averages() would count, and each slice's nearest enclosing op (-1: none)."""
 
     is_op: Bool
@@ -37,8 +35,7 @@ BY_EXTERNAL_ID, BY_ENCLOSING_OP, BY_LAUNCH, UNPLACED = 0, 1, 2, 3
 RULES = ("external_id", "enclosing_op", "launch_call", "none")
 
 
-@dataclass(frozen=True)
-class Attribution:
+class Attribution(msgspec.Struct, frozen=True):
     """Every piece of GPU work (kernel, memcpy, memset) and where its time goes."""
 
     work: I64  # slice rows of the GPU work

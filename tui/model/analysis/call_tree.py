@@ -23,9 +23,9 @@ torch's table has it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64
@@ -38,8 +38,7 @@ from .scope import Scope
 ROOT = "(all)"
 
 
-@dataclass(frozen=True)
-class CallTree:
+class CallTree(msgspec.Struct, frozen=True, dict=True):
     """Nodes 1..n; node 0 is the root. Per node: its parent, name id (-1 for the root), call
     count, total and self weight (ns), and its longest slice (to jump to)."""
 

@@ -9,8 +9,7 @@ onto an idle GPU starts within microseconds (a graph launch within a millisecond
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..trace import Trace
@@ -22,8 +21,7 @@ IDLE_LAUNCHES = 3  # at least this many launches onto an idle GPU to judge by
 EXAMPLES = 20  # GPU work kept to jump to
 
 
-@dataclass(frozen=True)
-class ClockOffset:
+class ClockOffset(msgspec.Struct, frozen=True):
     """GPU work that starts at least `lag_ns` after its launch even on an idle GPU."""
 
     lag_ns: int  # the smallest launch-to-start lag over launches onto an idle GPU

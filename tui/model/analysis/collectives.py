@@ -11,9 +11,9 @@ DeepEP's `dispatch` and `combine` -> alltoall), then to its op's (`symm_mem::one
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+import msgspec
 import numpy as np
 
 from ..intervals import merge
@@ -46,8 +46,7 @@ _DTYPE_BYTES = {
 }
 
 
-@dataclass(frozen=True)
-class Collective:
+class Collective(msgspec.Struct, frozen=True):
     """One communication kernel on one rank (times in ns from the trace's start)."""
 
     kind: str  # allreduce, allgather, reduce_scatter, alltoall, broadcast, sendrecv, ...
@@ -180,8 +179,7 @@ def _read_input_size(args: Any, found: dict[str, Any]) -> None:
         found["bytes"] = math.prod(shape) * size
 
 
-@dataclass(frozen=True)
-class ExposedKind:
+class ExposedKind(msgspec.Struct, frozen=True):
     """One kind of collective's communication with no computation beside it, in a window."""
 
     kind: str

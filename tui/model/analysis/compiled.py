@@ -7,8 +7,7 @@ has an answer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64, Bool
@@ -19,8 +18,7 @@ from .attribution import attribute, op_tree
 from .steps import step_windows
 
 
-@dataclass(frozen=True)
-class RegionLine:
+class RegionLine(msgspec.Struct, frozen=True):
     """One region name: its calls in the window and the GPU work launched under them."""
 
     name: str
@@ -29,8 +27,7 @@ class RegionLine:
     gpu_ns: int
 
 
-@dataclass(frozen=True)
-class Compiled:
+class Compiled(msgspec.Struct, frozen=True):
     regions: list[RegionLine]  # most GPU time first
     kernels: int  # GPU work under any region (each counted once)
     gpu_ns: int

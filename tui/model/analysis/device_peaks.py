@@ -7,14 +7,15 @@ numbers (`TRACE_TUI_PEAKS="bf16=900,hbm=3.0"`, or the `--peaks` flag) replace th
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8", "int8")
 
 
-@dataclass(frozen=True)
-class Peaks:
+class Peaks(msgspec.Struct, frozen=True):
     """Dense TFLOP/s by dtype class (TOPS for int8; None: the device has no such unit) and HBM
     TB/s."""
 

@@ -12,10 +12,11 @@ counts compare fairly.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field, replace
 from typing import Any
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from ..patterns import MODULE_PREFIX, OBJECT_ADDRESS, PROFILER_STEP, PROFILER_STEP_ROW
 from ..trace import Trace
@@ -34,8 +35,7 @@ MATCHED, ADDED, REMOVED = "matched", "added", "removed"
 _REGION_CATEGORIES = {"user_annotation", "gpu_user_annotation"}
 
 
-@dataclass(frozen=True)
-class Side:
+class Side(msgspec.Struct, frozen=True):
     """One trace's headline numbers."""
 
     path: str
@@ -65,8 +65,7 @@ HEADLINE = {
 }
 
 
-@dataclass(frozen=True)
-class DiffRow:
+class DiffRow(msgspec.Struct, frozen=True):
     """One name on either side: its numbers in BASE and in NEW (None where it is absent)."""
 
     name: str
@@ -92,8 +91,7 @@ class DiffRow:
         return 100.0 * self.delta(column) / base if base else None
 
 
-@dataclass(frozen=True)
-class TraceDiff:
+class TraceDiff(msgspec.Struct, frozen=True):
     base: Side
     new: Side
     ops: list[DiffRow]
@@ -101,7 +99,7 @@ class TraceDiff:
     regions: list[DiffRow]
     # Of the time on both sides (Self CPU and GPU), the share in rows found on both sides.
     matched_share: float
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
 
 def diff(base: Trace, new: Trace) -> TraceDiff:

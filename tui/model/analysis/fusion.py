@@ -4,8 +4,7 @@ once. A run could save its time above one pass, taken as its longest kernel."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..patterns import FUSABLE_KERNEL
@@ -13,8 +12,7 @@ from ..trace import Trace
 from .attribution import attribute
 
 
-@dataclass(frozen=True)
-class FusionRuns:
+class FusionRuns(msgspec.Struct, frozen=True):
     runs: int
     kernels: int  # in the runs
     gpu_ns: int  # their time

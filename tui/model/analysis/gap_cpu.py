@@ -4,8 +4,7 @@ op), and the DataLoader's share of the gap wherever its frames ran."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..intervals import merge
@@ -17,8 +16,7 @@ MOST = 0.5  # a call covers "most" of a gap from this share on
 THREADS_SHOWN = 3
 
 
-@dataclass(frozen=True)
-class GapCpu:
+class GapCpu(msgspec.Struct, frozen=True):
     calls: list[tuple[int, int]]  # (slice row, ns of the gap it covers)
     dataloader_ns: int  # of the gap, under any DataLoader frame (merged across threads)
 

@@ -18,8 +18,7 @@ HolisticTraceAnalysis's idle-time breakdown:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -34,8 +33,7 @@ CAUSES = ("host wait", "kernel wait", "other")
 HOST_WAIT, KERNEL_WAIT, OTHER = range(3)
 
 
-@dataclass(frozen=True)
-class Gaps:
+class Gaps(msgspec.Struct, frozen=True):
     """Idle gaps: every stream's by lane, then start, then every device's (`device_from` on).
 
     A device gap's `lane` is the lane of the work that ends it.

@@ -11,8 +11,7 @@ while neither runs; busy is the union of everything, and idle the rest of the wi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -27,8 +26,7 @@ COMPUTE, COMM, MEMCPY = 0, 1, 2
 _COPY_CATEGORIES = frozenset({"gpu_memcpy", "memcpy"})
 
 
-@dataclass(frozen=True)
-class GpuTime:
+class GpuTime(msgspec.Struct, frozen=True):
     """One window's GPU time (ns)."""
 
     window_ns: int
@@ -69,8 +67,7 @@ def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
     return out
 
 
-@dataclass(frozen=True)
-class Busy:
+class Busy(msgspec.Struct, frozen=True):
     """When the GPU (any of its streams) is busy, computed once per trace: every piece of work's
     start and end, each sorted, and their union as sorted disjoint intervals."""
 
@@ -119,8 +116,7 @@ def _busy(trace: Trace) -> Busy:
     return Busy(start, np.sort(end), u_start, u_end, before)
 
 
-@dataclass(frozen=True)
-class _ByStart:
+class _ByStart(msgspec.Struct, frozen=True):
     """GPU work by start, with the longest piece, to find what overlaps a window quickly."""
 
     start: I64

@@ -11,8 +11,7 @@ node), so replays whose streams interleave differently still line up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64
@@ -22,15 +21,13 @@ from ..trace import Trace
 from .attribution import attribute
 
 
-@dataclass(frozen=True)
-class Replay:
+class Replay(msgspec.Struct, frozen=True):
     launch: int  # the launch call's slice row
     work: I64  # the GPU work it started, by start
     graph: int  # index into Graphs.graphs
 
 
-@dataclass(frozen=True)
-class Graph:
+class Graph(msgspec.Struct, frozen=True):
     label: str  # "graph 3" (Kineto's graph id) or "graph #1" (the first seen, without ids)
     replays: list[int]  # indices into Graphs.replays
     kernels: int  # kernels a replay runs, the most any replay ran (memsets and copies aside)
@@ -42,8 +39,7 @@ class Graph:
         return len(self.replays)
 
 
-@dataclass(frozen=True)
-class Node:
+class Node(msgspec.Struct, frozen=True):
     """One kernel of a graph across its replays."""
 
     name: str
@@ -59,8 +55,7 @@ class Node:
         return self.total_ns / self.calls if self.calls else 0.0
 
 
-@dataclass(frozen=True)
-class Graphs:
+class Graphs(msgspec.Struct, frozen=True):
     replays: list[Replay]  # by launch start
     graphs: list[Graph]  # most GPU time first
     gpu_ns: int  # all GPU work in the trace, graphed or not

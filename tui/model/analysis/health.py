@@ -23,9 +23,9 @@ The checks that read args read those of the few events they concern, at most ARG
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -41,19 +41,17 @@ NCCL_FIELDS = ("Collective name", "dtype", "In msg nelems", "Out msg nelems", "G
 BACKWARD = "autograd::engine::evaluate_function:"
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """One rule that failed, or one kind of repair, with examples to jump to."""
 
     rule: str  # torch's rule name, or "repair"
     what: str  # what it means, for a person
     count: int
-    examples: list[int] = field(default_factory=list)  # slice rows, by start
+    examples: list[int] = msgspec.field(default_factory=list)  # slice rows, by start
     unchecked: int = 0  # events the check could not read (over ARGS_CHECKED)
 
 
-@dataclass(frozen=True)
-class Health:
+class Health(msgspec.Struct, frozen=True):
     checks: list[Finding]  # the rules that failed
     repairs: list[Finding]  # what loading changed to show the trace
     skipped: list[Finding]  # events left out, by reason

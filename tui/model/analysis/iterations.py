@@ -4,16 +4,14 @@ not hold (the KV cache is one big paged tensor, whatever the requests' lengths).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..patterns import SERVING_ITERATION
 from ..trace import Trace
 
 
-@dataclass(frozen=True)
-class Iteration:
+class Iteration(msgspec.Struct, frozen=True):
     """Sums over an iteration's prefill (`c_`, context) and decode (`g_`, generation) requests:
     query tokens (sq), KV length with the cache (sk), sq squared and sq times sk."""
 
@@ -37,8 +35,7 @@ def parse(name: str) -> Iteration | None:
     return Iteration(*(int(g) for g in found.groups())) if found else None
 
 
-@dataclass(frozen=True)
-class Iterations:
+class Iterations(msgspec.Struct, frozen=True):
     """The iterations named on the CPU, in start order, each with its span (ns)."""
 
     start: np.ndarray

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
 
 from ..trace import Trace
@@ -28,8 +28,7 @@ GEOMETRY = {
 TRITON_CONFIG = {"num_warps": "warps", "num_stages": "stages", "kernel_kwargs": "config"}
 
 
-@dataclass(frozen=True)
-class KernelStat:
+class KernelStat(msgspec.Struct, frozen=True):
     """One kernel (or memcpy/memset) name and its durations (ns)."""
 
     name: str

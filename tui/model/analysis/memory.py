@@ -8,8 +8,7 @@ the total of every op around it; records outside any op go to a `[memory]` row o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64, Bool
@@ -94,8 +93,7 @@ def memory_series(trace: Trace) -> list[CounterSeries]:
     return out
 
 
-@dataclass(frozen=True)
-class OpMemory:
+class OpMemory(msgspec.Struct, frozen=True):
     """Per slice row: bytes its records added (self) and its subtree's (total), by device."""
 
     self_cpu: I64
@@ -141,8 +139,7 @@ def _op_memory(trace: Trace) -> OpMemory:
     return OpMemory(self_cpu, cpu, self_cuda, cuda, by_device, int(outside.sum()))
 
 
-@dataclass(frozen=True)
-class Peak:
+class Peak(msgspec.Struct, frozen=True):
     """A device's highest allocated (and reserved) memory and when it happened."""
 
     device: str

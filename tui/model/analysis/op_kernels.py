@@ -4,9 +4,9 @@ link (no HBM roof applies), or ran its fp32 math as TF32 on tensor cores."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 import numpy as np
+from msgspec.structs import replace
 
 from ..patterns import HOST_COPY, TF32_KERNEL
 from ..trace import Trace

@@ -5,8 +5,7 @@ them has "[]", as torch's `input_shapes` of such an event is an empty list.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import I64
@@ -18,8 +17,7 @@ BATCH = 32768  # ops whose shape args are read at a time
 NO_SHAPES = "[]"
 
 
-@dataclass(frozen=True)
-class OpShapes:
+class OpShapes(msgspec.Struct, frozen=True):
     """Per slice row, an index into `texts` (-1 for slices that are not ops)."""
 
     shape: I64

@@ -11,8 +11,8 @@ between them without guessing, so those kernels get none, and the op row still h
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from tui.model.arrays import F64, I64, Bool
@@ -25,8 +25,7 @@ from .roofline import Roofline
 from .scope import Scope
 
 
-@dataclass(frozen=True)
-class WorkTotals:
+class WorkTotals(msgspec.Struct, frozen=True):
     """The modelled calls of one table row."""
 
     flops: int
@@ -66,8 +65,7 @@ class WorkTotals:
         return "compute" if 2 * self.compute_ns >= self.judged_ns else "memory"
 
 
-@dataclass(frozen=True)
-class _Calls:
+class _Calls(msgspec.Struct, frozen=True):
     """Per modelled call (roofline order)."""
 
     flops: F64

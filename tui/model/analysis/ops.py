@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import msgspec
 import numpy as np
 
 from tui.model.arrays import F64, I64
@@ -25,8 +25,7 @@ if TYPE_CHECKING:
 UNLAUNCHED = "(GPU work launched outside the trace)"
 
 
-@dataclass(frozen=True)
-class OpStat:
+class OpStat(msgspec.Struct, frozen=True):
     """One row of the table: an op name and its totals (ns)."""
 
     name: str

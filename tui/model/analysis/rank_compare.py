@@ -13,7 +13,8 @@ from __future__ import annotations
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+
+import msgspec
 
 from .collectives import Collective
 from .rank_stats import RankStats
@@ -34,8 +35,7 @@ _BUS_FACTOR: dict[str, Callable[[int], float]] = {
 }
 
 
-@dataclass(frozen=True)
-class Matched:
+class Matched(msgspec.Struct, frozen=True):
     """One collective, as every rank that took part ran it."""
 
     kind: str
@@ -83,8 +83,7 @@ class Matched:
         return self.bytes / (self.transfer_ns / 1e9) * factor(len(self.ranks))
 
 
-@dataclass(frozen=True)
-class RankRow:
+class RankRow(msgspec.Struct, frozen=True):
     stats: RankStats
     rank: int
     step_median_ns: int | None
@@ -96,8 +95,7 @@ class RankRow:
     last_arrivals: int
 
 
-@dataclass(frozen=True)
-class RankReport:
+class RankReport(msgspec.Struct, frozen=True):
     rows: list[RankRow]  # by rank
     collectives: list[Matched]
     steps: list[str]
@@ -107,7 +105,7 @@ class RankReport:
     slow_cells: set[tuple[int, int]]  # (row, step) whose own work stands out
     slowest: int | None  # a rank: the most own work (its steps' time less collective wait)
     straggler: int | None
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
 
 def compare(ranks: list[RankStats]) -> RankReport:

@@ -8,13 +8,12 @@ rank's median step: a job runs at the pace of its slowest rank.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import msgspec
 
 from .rank_compare import RankReport, RankRow
 
 
-@dataclass(frozen=True)
-class RankChange:
+class RankChange(msgspec.Struct, frozen=True):
     """One rank both sides have."""
 
     rank: int
@@ -27,14 +26,13 @@ class RankChange:
         return _change(self.base.step_median_ns, self.new.step_median_ns)
 
 
-@dataclass(frozen=True)
-class RankSetDiff:
+class RankSetDiff(msgspec.Struct, frozen=True):
     base: RankReport
     new: RankReport
     rows: list[RankChange]  # by rank
     only_base: list[int]
     only_new: list[int]
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)
 
     def regressed_most(self) -> list[RankChange]:
         """The ranks whose median step grew, most first (then by rank)."""

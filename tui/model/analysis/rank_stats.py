@@ -6,15 +6,14 @@ that a rank's row and its single-trace summary always agree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from ..trace import Trace
 from .collectives import Collective, collectives
 from .summary import summarize
 
 
-@dataclass(frozen=True)
-class DistributedInfo:
+class DistributedInfo(msgspec.Struct, frozen=True):
     """The job as the trace describes it (`distributedInfo`), else as the file name says."""
 
     rank: int | None
@@ -39,8 +38,7 @@ class DistributedInfo:
         )
 
 
-@dataclass(frozen=True)
-class RankStats:
+class RankStats(msgspec.Struct, frozen=True):
     """One rank's row: its steps, where its GPU time went, and its collectives.
 
     Times are ns; `base_ns` is the absolute time of the trace's t=0 (None when the trace does not
@@ -92,8 +90,7 @@ def rank_stats(trace: Trace, named_rank: int | None = None) -> RankStats:
     )
 
 
-@dataclass(frozen=True)
-class RankFailed:
+class RankFailed(msgspec.Struct, frozen=True):
     """A rank whose trace could not be read: its one-line error (what the rank pass returns
     for it instead of its `RankStats`)."""
 

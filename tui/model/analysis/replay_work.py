@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from ..patterns import TF32_KERNEL
 from ..trace import Trace
@@ -36,8 +37,7 @@ END_CAPTURE = re.compile(r"^(cuda|hip)StreamEndCapture(_ptsz)?$")
 LAUNCH = re.compile(r"^(cuda|hip|cu|hipExtModule|hipModule)?LaunchKernel(Ex(C)?)?(_v\d+|_ptsz)?$")
 
 
-@dataclass(frozen=True)
-class Captured:
+class Captured(msgspec.Struct, frozen=True):
     """One capture region: its launches in order, and for each the modelled op that made it."""
 
     launches: list[int]  # slice rows in the capture trace, by start
@@ -45,8 +45,7 @@ class Captured:
     ops: list[int]  # the modelled op holding each launch (-1: none)
 
 
-@dataclass(frozen=True)
-class ReplayWork:
+class ReplayWork(msgspec.Struct, frozen=True):
     """The by-shape rows the replays' kernels add, and how much of the replays they cover."""
 
     rows: list[ShapeRow]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..trace import Trace
@@ -43,8 +43,7 @@ def above_roof_reason(failed: str) -> str:
     return ABOVE_ROOF["HBM bandwidth" if failed == "HBM bandwidth" else "peak"]
 
 
-@dataclass(frozen=True)
-class ShapeRow:
+class ShapeRow(msgspec.Struct, frozen=True):
     """One op name with one set of input shapes: its calls and what they computed."""
 
     name: str
@@ -82,8 +81,7 @@ class ShapeRow:
         return self.bytes / self.gpu_ns / 1e3 if self.gpu_ns else None
 
 
-@dataclass(frozen=True)
-class KindTotal:
+class KindTotal(msgspec.Struct, frozen=True):
     kind: str
     flops: int
     gpu_ns: int
@@ -95,8 +93,7 @@ class KindTotal:
         return self.flops / self.gpu_ns / 1e3 if self.gpu_ns else None
 
 
-@dataclass(frozen=True)
-class Utilisation:
+class Utilisation(msgspec.Struct, frozen=True):
     """A window's model FLOPs and model FLOPs utilisation."""
 
     name: str
@@ -106,15 +103,15 @@ class Utilisation:
     mfu: float | None  # 0..1
 
 
-@dataclass(frozen=True)
-class Roofline:
+class Roofline(msgspec.Struct, frozen=True, eq=False):
+    # Equal only to itself: its arrays have no single truth value to compare by.
     rows: list[ShapeRow]  # most GPU time first
     peaks: Peaks | None
     shapes_recorded: bool  # whether any op carries Input Dims (record_shapes=True)
     # Each modelled call: its slice row and the index of its row in `rows` (for the op and
     # kernel tables' columns, taken over any scope).
-    call_rows: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
-    call_group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64), compare=False)
+    call_rows: np.ndarray = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
+    call_group: np.ndarray = msgspec.field(default_factory=lambda: np.zeros(0, np.int64))
     # Graph replays (replay_work.py): how many took their ops' work from a capture, and the GPU
     # time of those that found none (unmodelled: no op holds their kernels).
     replays_matched: int = 0

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from tui.model.arrays import Bool
@@ -11,8 +10,7 @@ from tui.model.arrays import Bool
 from ..trace import Trace
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(msgspec.Struct, frozen=True):
     """Which ops count: those starting in [t0, t1), and only under `root` when it is set."""
 
     t0: int | None = None

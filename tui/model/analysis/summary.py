@@ -4,9 +4,10 @@ synchronisation, memory, and every step's verdict."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field, replace
 
+import msgspec
 import numpy as np
+from msgspec.structs import replace
 
 from ..trace import Trace
 from .attribution import attribute
@@ -27,8 +28,7 @@ from .verdict import Verdict, judge, judge_step
 OUTSIDE_GAPS = "outside gaps"
 
 
-@dataclass(frozen=True)
-class StepRow:
+class StepRow(msgspec.Struct, frozen=True):
     name: str
     start_ns: int
     dur_ns: int
@@ -42,8 +42,7 @@ class StepRow:
         return self.start_ns + self.dur_ns
 
 
-@dataclass(frozen=True)
-class MemoryPeak:
+class MemoryPeak(msgspec.Struct, frozen=True):
     """A device's highest allocated memory: how much, when, in which step and op."""
 
     device: str
@@ -54,8 +53,7 @@ class MemoryPeak:
     op: str | None
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(msgspec.Struct, frozen=True):
     """The summary strip of a window: GPU use, idle time, launches, the verdict, synchronisation
     and memory (the key_averages footers are the table's totals: present.tables)."""
 
@@ -65,13 +63,15 @@ class Summary:
     stream_idle_ns: dict[str, int]  # by cause, summed over the streams
     median_launch_delay_ns: int | None
     verdict: Verdict
-    steps: list[StepRow] = field(default_factory=list)
+    steps: list[StepRow] = msgspec.field(default_factory=list)
     sync_calls: int = 0
     sync_ns: int = 0
-    memory_peaks: list[MemoryPeak] = field(default_factory=list)
+    memory_peaks: list[MemoryPeak] = msgspec.field(default_factory=list)
     # (name, self bytes summed over its calls, calls), by self bytes
-    top_memory_ops: list[tuple[str, int, int]] = field(default_factory=list)
-    graphs: list[GraphLine] = field(default_factory=list)  # CUDA graph replays, most time first
+    top_memory_ops: list[tuple[str, int, int]] = msgspec.field(default_factory=list)
+    graphs: list[GraphLine] = msgspec.field(
+        default_factory=list
+    )  # CUDA graph replays, most time first
     compiled: Compiled | None = None  # torch.compile's regions (None: the trace has none)
     truncated: bool = False  # the file ended early: the numbers and verdict cover what was read
     # A trace without steps is judged over the GPU's span: the CPU-only time before its first
@@ -82,8 +82,7 @@ class Summary:
     clock_offset_ns: int | None = None
 
 
-@dataclass(frozen=True)
-class GraphLine:
+class GraphLine(msgspec.Struct, frozen=True):
     """A CUDA graph's replays launched in the window."""
 
     label: str

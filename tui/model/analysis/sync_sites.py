@@ -5,8 +5,8 @@ torch above it (a trace recorded with `with_stack=True`), else the op that made 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+import msgspec
 import numpy as np
 
 from ..patterns import PROFILER_STEP, is_python_frame
@@ -23,8 +23,7 @@ _NOT_THE_CALLER = re.compile(
 _PROFILER_FRAME = re.compile(r"^torch/(profiler|autograd/profiler)")
 
 
-@dataclass(frozen=True)
-class SyncSite:
+class SyncSite(msgspec.Struct, frozen=True):
     site: str  # `model.py(42): forward`, or the op's name without stacks
     calls: int
     wait_ns: int  # CPU time in the sync calls

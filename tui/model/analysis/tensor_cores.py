@@ -3,8 +3,7 @@ TensorBoard plugin knew it, and what fp32 work on CUDA cores could gain from the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..patterns import FP32_CUDA_CORE_KERNEL, MATMUL_KERNEL, TENSOR_CORE_KERNEL
@@ -22,8 +21,7 @@ def uses_tensor_cores(name: str) -> bool | None:
     return None
 
 
-@dataclass(frozen=True)
-class CudaCoreWork:
+class CudaCoreWork(msgspec.Struct, frozen=True):
     """fp32 GEMM and convolution kernels that ran on CUDA cores in a window."""
 
     gpu_ns: int

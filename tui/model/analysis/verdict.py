@@ -15,8 +15,7 @@ The rules and their thresholds: verdict_rules.py.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 
 from ..intervals import merge
@@ -29,8 +28,7 @@ from .syncs import blocking_copies, waiting_syncs
 from .verdict_rules import COVERS_SHOWN, MOSTLY_IDLE, SAME_IDLE, Evidence, label, reason
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(msgspec.Struct, frozen=True):
     label: str
     evidence: Evidence
     window: tuple[int, int]  # what it measured: the window, or a step's own GPU span
@@ -42,8 +40,7 @@ class Verdict:
         return reason(self.label, self.evidence)
 
 
-@dataclass(frozen=True)
-class _WorkIndex:
+class _WorkIndex(msgspec.Struct, frozen=True):
     """Prefix sums that answer any window's verdict numbers with binary searches."""
 
     busy: Busy  # when the GPU runs anything

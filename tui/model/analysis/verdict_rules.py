@@ -20,7 +20,7 @@ Rules, in this order (thresholds also in the README):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from ..text import counted
 from ..timescale import format_duration
@@ -38,8 +38,7 @@ COVERS_SHOWN = 3
 SAME_IDLE = 0.02
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True):
     """The measured quantities behind a verdict (times in ns)."""
 
     wall_ns: int

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+import msgspec
 
 # Bytes per element of the dtypes torch writes in `Input type`.
 DTYPE_BYTES = {
@@ -37,8 +38,7 @@ GEMM, ATTENTION, ELEMENTWISE, CONV = "GEMM", "attention", "elementwise", "convol
 NORM, REDUCTION = "normalisation", "reduction"
 
 
-@dataclass(frozen=True)
-class Work:
+class Work(msgspec.Struct, frozen=True):
     """What one call of an op computes and moves."""
 
     kind: str  # GEMM, attention, elementwise, ...

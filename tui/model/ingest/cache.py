@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import msgspec
 import numpy as np
 import orjson
 
@@ -80,8 +80,9 @@ class ModelCache(CacheFolder):
 def _arrays(trace: Trace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group in _ARRAY_GROUPS:
-        for f in fields(getattr(trace, group)):  # the columns, not what is derived from them
-            out[f"{group}.{f.name}"] = getattr(getattr(trace, group), f.name)
+        columns = getattr(trace, group)
+        for name in columns.__struct_fields__:  # the columns, not what is derived from them
+            out[f"{group}.{name}"] = getattr(columns, name)
     reader = trace.args_reader
     for name, value in reader.arrays().items():
         out[f"args.{name}"] = value
@@ -93,11 +94,11 @@ def _arrays(trace: Trace) -> dict[str, Any]:
     meta = {
         "version": VERSION,
         "path": trace.path,
-        "format": asdict(trace.format),
+        "format": msgspec.to_builtins(trace.format),
         "names": trace.names,
         "categories": trace.categories,
-        "processes": [asdict(p) for p in trace.processes],
-        "lanes": [asdict(lane) for lane in trace.lanes],
+        "processes": [msgspec.to_builtins(p) for p in trace.processes],
+        "lanes": [msgspec.to_builtins(lane) for lane in trace.lanes],
         "counters": [[c.process, c.name, n] for c, n in zip(trace.counters, lengths, strict=True)],
         "origin_us": trace.origin_us,
         "span_ns": trace.span_ns,

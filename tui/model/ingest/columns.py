@@ -6,9 +6,9 @@ and each distinct name, category and lane stored once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -20,12 +20,11 @@ def lane_ident(v: int | str) -> int | str:
     return v
 
 
-@dataclass
-class Interner:
+class Interner(msgspec.Struct):
     """Values to dense ids, so columns hold int32 and each distinct string is stored once."""
 
-    ids: dict[Any, int] = field(default_factory=dict)
-    values: list[Any] = field(default_factory=list)
+    ids: dict[Any, int] = msgspec.field(default_factory=dict)
+    values: list[Any] = msgspec.field(default_factory=list)
 
     def __call__(self, value: Any) -> int:
         i = self.ids.get(value)
@@ -60,11 +59,10 @@ class LaneInterner(Interner):
         return i
 
 
-@dataclass
-class Columns:
+class Columns(msgspec.Struct):
     """Named columns, grown one chunk at a time as numpy arrays."""
 
-    parts: dict[str, list[npt.NDArray[Any]]] = field(default_factory=dict)
+    parts: dict[str, list[npt.NDArray[Any]]] = msgspec.field(default_factory=dict)
 
     def add(self, **columns: npt.ArrayLike) -> None:
         for name, values in columns.items():
@@ -84,12 +82,11 @@ class Columns:
         return sum(len(p) for p in first)
 
 
-@dataclass
-class Rows:
+class Rows(msgspec.Struct):
     """Rows of one chunk's rarer events, added to their Columns in one go."""
 
     columns: Columns
-    values: dict[str, list[Any]] = field(default_factory=dict)
+    values: dict[str, list[Any]] = msgspec.field(default_factory=dict)
 
     def append(self, **row: Any) -> None:
         for name, value in row.items():

@@ -16,9 +16,9 @@ import os
 import stat
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -49,8 +49,7 @@ Importer = Callable[[Source, Progress | None, int], Imported]
 ArgsMaker = Callable[[str, dict[str, npt.NDArray[np.int64]]], ArgsReader]
 
 
-@dataclass(frozen=True)
-class InputFormat:
+class InputFormat(msgspec.Struct, frozen=True):
     """A registered input format.
 
     Attributes:
@@ -106,8 +105,7 @@ FORMATS = (PERFETTO_PROTOBUF, CHROME_JSON)
 ARGS_READERS: dict[str, ArgsMaker] = {f.name: f.args_reader for f in FORMATS if f.args_reader}
 
 
-@dataclass(frozen=True)
-class Guess:
+class Guess(msgspec.Struct, frozen=True):
     """What a head says: the format that reads it, or (format None) why no importer does."""
 
     format: InputFormat | None
@@ -212,8 +210,7 @@ def refuse(head: bytes, name: str) -> None:
         raise TraceError(name, found.format.refusal)
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(msgspec.Struct, frozen=True):
     """A folder's file that is a trace, with the start of its head (what else it tells)."""
 
     path: Path

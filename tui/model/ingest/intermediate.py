@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
+
+import msgspec
 
 from ..trace import ArgsReader
 from .columns import Columns, Interner, LaneInterner
@@ -26,36 +27,35 @@ OUT_OF_RANGE = "ts or dur beyond 146 years"
 Progress = Callable[[int, int, int], None]
 
 
-@dataclass
-class Collected:
+class Collected(msgspec.Struct):
     """Everything one pass over the events gathers, before any sorting."""
 
-    names: Interner = field(default_factory=Interner)
-    cats: Interner = field(default_factory=Interner)
-    lanes: LaneInterner = field(default_factory=LaneInterner)
-    flow_keys: Interner = field(default_factory=Interner)
+    names: Interner = msgspec.field(default_factory=Interner)
+    cats: Interner = msgspec.field(default_factory=Interner)
+    lanes: LaneInterner = msgspec.field(default_factory=LaneInterner)
+    flow_keys: Interner = msgspec.field(default_factory=Interner)
     # X: lane ts dur name cat event corr; B/E: lane ts name cat event begin
-    slices: Columns = field(default_factory=Columns)
-    begin_end: Columns = field(default_factory=Columns)
+    slices: Columns = msgspec.field(default_factory=Columns)
+    begin_end: Columns = msgspec.field(default_factory=Columns)
     # instants: lane (-1 unless thread-scoped) ts name cat event scope, and their pids
-    instants: Columns = field(default_factory=Columns)
-    instant_pids: list[Any] = field(default_factory=list)
+    instants: Columns = msgspec.field(default_factory=Columns)
+    instant_pids: list[Any] = msgspec.field(default_factory=list)
     # flows s/t/f: lane ts key role cat event enclosing corr; v2 bind ids: X row key role
-    flows: Columns = field(default_factory=Columns)
-    binds: Columns = field(default_factory=Columns)
+    flows: Columns = msgspec.field(default_factory=Columns)
+    binds: Columns = msgspec.field(default_factory=Columns)
     # async b/e/S/F: lane ts key name cat event begin
-    asyncs: Columns = field(default_factory=Columns)
+    asyncs: Columns = msgspec.field(default_factory=Columns)
     # [memory] instants: lane ts bytes allocated reserved device_type device_id
-    memory: Columns = field(default_factory=Columns)
-    counters: dict[tuple[Any, str], list[tuple[float, float]]] = field(default_factory=dict)
-    process_meta: dict[Any, dict[str, Any]] = field(default_factory=dict)
-    thread_meta: dict[tuple[Any, Any], dict[str, Any]] = field(default_factory=dict)
+    memory: Columns = msgspec.field(default_factory=Columns)
+    counters: dict[tuple[Any, str], list[tuple[float, float]]] = msgspec.field(default_factory=dict)
+    process_meta: dict[Any, dict[str, Any]] = msgspec.field(default_factory=dict)
+    thread_meta: dict[tuple[Any, Any], dict[str, Any]] = msgspec.field(default_factory=dict)
     # Timestamps are kept relative to this whole microsecond (0 but for epoch-sized ones, which
     # a float64 cannot hold to the nanosecond).
     ts_base_us: int = 0
-    by_phase: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)
-    adjusted: Counter[str] = field(default_factory=Counter)
+    by_phase: Counter[str] = msgspec.field(default_factory=Counter)
+    skipped: Counter[str] = msgspec.field(default_factory=Counter)
+    adjusted: Counter[str] = msgspec.field(default_factory=Counter)
 
     def rebase(self, base_us: int) -> None:
         """Keep timestamps relative to `base_us` from now on, shifting those already kept."""
@@ -74,8 +74,7 @@ class Collected:
         self.ts_base_us = base_us
 
 
-@dataclass
-class Imported:
+class Imported(msgspec.Struct):
     """What an importer hands to `assemble`: the intermediate, how the file was written, the
     top level's other keys, and the reader that finds an event's args again."""
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ..patterns import BOOKKEEPING_NAME, KINETO_THREAD, STREAM_TID
 from ..trace import LaneKind
@@ -11,8 +12,7 @@ from ..trace import LaneKind
 ASYNC_TID = "async"
 
 
-@dataclass(frozen=True)
-class LaneKey:
+class LaneKey(msgspec.Struct, frozen=True):
     """What the loader knows of a lane before it is placed."""
 
     pid: int | str

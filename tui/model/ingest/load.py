@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from ..errors import TraceError
 from ..trace import Format, Trace
@@ -20,8 +22,7 @@ from .source import read_source
 Keep = Callable[[dict[str, Any]], None]
 
 
-@dataclass(frozen=True)
-class Facts:
+class Facts(msgspec.Struct, frozen=True):
     """What an upper layer derives from a whole trace, for the model cache to keep beside it
     (this layer knows nothing of what they are).
 

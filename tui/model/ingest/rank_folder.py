@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -53,13 +52,12 @@ def rank_of(path: Path) -> int | None:
     return head_rank(Member(path, head[:MEMBER_HEAD_BYTES]))[0]
 
 
-@dataclass(frozen=True)
-class RankFiles:
+class RankFiles(msgspec.Struct, frozen=True):
     """The newest trace of each rank, by rank, and what was left out."""
 
     folder: str
     files: dict[int, Path]
-    unranked: list[Path] = field(default_factory=list)  # traces with no rank to go by
+    unranked: list[Path] = msgspec.field(default_factory=list)  # traces with no rank to go by
     older: int = 0  # older traces of a rank already in `files`
     world_sizes: tuple[int, ...] = ()
 

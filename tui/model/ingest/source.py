@@ -10,8 +10,9 @@ import sys
 import tempfile
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, BinaryIO, Protocol
+
+import msgspec
 
 from ..errors import TraceError
 
@@ -25,8 +26,7 @@ DEFAULT_MAX_STREAM_BYTES = 64 << 30
 Buffer = bytes | bytearray | mmap.mmap
 
 
-@dataclass(frozen=True)
-class Source:
+class Source(msgspec.Struct, frozen=True):
     """The bytes of one trace file, ready to decode.
 
     Attributes:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import mmap
 import os
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import msgspec
@@ -51,15 +50,14 @@ def complete(path: Path) -> bool:
             return True
 
 
-@dataclass
-class Watch:
+class Watch(msgspec.Struct):
     """New traces in `folder`, oldest first, each once, once complete. Those there when the
     watch starts are not new: `newest` gives the newest complete one of them."""
 
     folder: Path
-    known: set[Path] = field(default_factory=set)  # taken, or there at the start
-    pending: dict[Path, tuple[int, int]] = field(default_factory=dict)  # (size, mtime ns)
-    cut: dict[Path, tuple[int, int]] = field(default_factory=dict)  # held still, yet cut
+    known: set[Path] = msgspec.field(default_factory=set)  # taken, or there at the start
+    pending: dict[Path, tuple[int, int]] = msgspec.field(default_factory=dict)  # (size, mtime ns)
+    cut: dict[Path, tuple[int, int]] = msgspec.field(default_factory=dict)  # held still, yet cut
     newest: Path | None = None
 
     def __post_init__(self) -> None:

@@ -9,9 +9,9 @@ a third of a cached `info`'s start-up, which reads none of them.
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, fields
 from typing import Any
 
+import msgspec
 import numpy as np
 
 from ..analysis.collectives import Collective
@@ -33,13 +33,13 @@ def _whole(value: Any, kind: type = int) -> Any:
 
 
 def dump_all(found: list[Any]) -> list[dict[str, Any]]:
-    return [asdict(row) for row in found]
+    return [msgspec.to_builtins(row) for row in found]
 
 
 def dump_rows(found: ShapeRows) -> dict[str, Any]:
     rows, call_rows, call_group = found
     return {
-        "rows": [asdict(row) for row in rows],
+        "rows": [msgspec.to_builtins(row) for row in rows],
         "call_rows": call_rows.tolist(),
         "call_group": call_group.tolist(),
     }
@@ -117,8 +117,9 @@ def read_verdict(kept: dict[str, Any]) -> Verdict:
     return Verdict(_whole(kept["label"], str), found, (t0, t1), GpuTime(**time))
 
 
-_STAT_INTS = [f.name for f in fields(OpStat) if f.type == "int"]
-_WORK_FIELDS = {f.name: f.type for f in fields(WorkTotals)}
+# The fields' annotations as written (strings: the modules postpone them), not resolved.
+_STAT_INTS = [name for name, kind in OpStat.__annotations__.items() if kind == "int"]
+_WORK_FIELDS = dict(WorkTotals.__annotations__)
 
 
 def read_stats(kept: Any) -> list[OpStat]:

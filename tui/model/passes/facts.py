@@ -22,8 +22,9 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from typing import Any
+
+import msgspec
 
 from ..analysis import attribution
 from ..analysis.health import Finding, Health
@@ -35,8 +36,7 @@ from ..trace import Trace
 from .facts_version import VERSION
 
 
-@dataclass(frozen=True)
-class Fact:
+class Fact(msgspec.Struct, frozen=True):
     """A derived slot kept in the cache, and how it is written and read back; or, `keyed`, every
     slot whose key starts with `slot` (one per window or scope), the first `KEYED` of them."""
 
@@ -56,7 +56,7 @@ _GROUPS = ("checks", "repairs", "skipped")
 
 
 def _dump_health(found: Health) -> dict[str, Any]:
-    return {group: [asdict(f) for f in getattr(found, group)] for group in _GROUPS}
+    return {group: [msgspec.to_builtins(f) for f in getattr(found, group)] for group in _GROUPS}
 
 
 def _read_health(kept: Any) -> Health:
@@ -119,7 +119,7 @@ FACTS = {
     "roofline rows": Fact("roofline rows", _later("dump_rows"), _later("read_rows")),
     "gpu work placed by": Fact(attribution.PLACED_KEY, dict, _read_counts),
     "step rows": Fact("step_rows", _later("dump_all"), _later("read_steps")),
-    "verdicts": Fact("verdict ", asdict, _later("read_verdict"), keyed=True),
+    "verdicts": Fact("verdict ", msgspec.to_builtins, _later("read_verdict"), keyed=True),
     "op stats": Fact("op_stats ", _later("dump_all"), _later("read_stats"), keyed=True),
     "graph captures": Fact("graph captures", _later("dump_all"), _later("read_captures")),
     "graph ids": Fact("graph ids", lambda ids: list(ids.items()), _read_graph_ids),

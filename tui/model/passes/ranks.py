@@ -11,9 +11,10 @@ import os
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import replace
 from multiprocessing import resource_tracker
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from ..analysis.rank_stats import RankFailed, RankStats, rank_stats
 from ..errors import TraceError

@@ -10,7 +10,9 @@ side, the changes and the percents.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from ..analysis.diff import KERNEL_COLUMNS, OP_COLUMNS, REGION_COLUMNS, DiffRow
 from ..text import printable
@@ -19,8 +21,7 @@ from . import vocabulary as v
 from .table_spec import Column, Table
 
 
-@dataclass(frozen=True)
-class Quantity:
+class Quantity(msgspec.Struct, frozen=True):
     """One quantity a diff table compares: its --sort key, its field in the rows, its header."""
 
     key: str
@@ -71,8 +72,7 @@ def percent(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1f}%"
 
 
-@dataclass(frozen=True)
-class Headline:
+class Headline(msgspec.Struct, frozen=True):
     """One headline number of both traces (ns; None where a trace has none), or the verdicts."""
 
     label: str

@@ -6,15 +6,14 @@ Nodes narrower than a cell are left out (their parent's row shows the gap they l
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from ..analysis.call_tree import CallTree
 from ..patterns import MODULE_PREFIX as MODULE
 from .tree_report import chain
 
 
-@dataclass(frozen=True)
-class Span:
+class Span(msgspec.Struct, frozen=True):
     x0: int  # first cell
     x1: int  # one past the last
     node: int  # the last frame of its chain (its children are the next row's)

@@ -9,7 +9,8 @@ takes them; a share sorts as its value column.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from ..analysis.kernels import KernelStat
 from ..analysis.ops import OpStat

@@ -4,8 +4,9 @@ collectives that waited longest."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TypeVar
+
+import msgspec
 
 from ..analysis.rank_compare import Matched, RankReport, RankRow
 from ..timescale import format_bytes, format_duration
@@ -13,8 +14,7 @@ from . import vocabulary as v
 from .table_spec import Column, Table, Totals, json_only
 
 
-@dataclass(frozen=True)
-class RankLine:
+class RankLine(msgspec.Struct, frozen=True):
     """One rank of a report (its marks and its steps' cells are the report's)."""
 
     report: RankReport
@@ -223,8 +223,7 @@ COLLECTIVES: Table[Matched] = Table(
 )
 
 
-@dataclass(frozen=True)
-class StepCell:
+class StepCell(msgspec.Struct, frozen=True):
     """One rank's own work in each step, as the matrix shows it."""
 
     line: RankLine

@@ -8,8 +8,7 @@ A frame therefore costs O(width x log n) per row, whatever the zoom.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -20,8 +19,7 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
 
-@dataclass(frozen=True)
-class Cells:
+class Cells(msgspec.Struct, frozen=True):
     """One row rasterised. Per cell: the slice under its middle (or -1), how busy it is (0..1),
     how many slices touch it, and one slice that does (for its colour; meaningless if none)."""
 

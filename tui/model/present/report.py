@@ -42,8 +42,9 @@ JSON schema (times are integer nanoseconds, shares are fractions 0..1):
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
+
+import msgspec
 
 from ..analysis.advice import bound_text
 from ..analysis.compiled import Compiled
@@ -108,7 +109,7 @@ def as_json(
             "kernels": summary.compiled.kernels,
             "gpu_ns": summary.compiled.gpu_ns,
             "share": round(summary.compiled.share, 6),
-            "regions": [asdict(r) for r in summary.compiled.regions],
+            "regions": [msgspec.to_builtins(r) for r in summary.compiled.regions],
         },
         "memory": {
             "peaks": [
@@ -140,7 +141,7 @@ def as_json(
                 "evidence": r.evidence,
                 "bound_ns": r.bound_ns,
                 "bound_per_step_ns": r.per_step_ns,
-                "evidence_slice": None if r.target is None else asdict(r.target),
+                "evidence_slice": None if r.target is None else msgspec.to_builtins(r.target),
             }
             for r in report.advice
         ],

@@ -19,8 +19,9 @@ JSON schema: device, peaks {bf16, fp16, tf32, fp32, fp8 (TFLOP/s), int8 (TOPS; n
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
+
+import msgspec
 
 from ..analysis.replay_work import with_replays
 from ..analysis.roofline import (
@@ -142,7 +143,7 @@ def headline_json(trace: Trace, r: Roofline) -> dict[str, Any]:
         "device": r.peaks.device if r.peaks else None,
         "by_kind": [_kind_json(k) for k in r.by_kind()],
         "coverage": coverage(trace, r),
-        "window": asdict(window),
+        "window": msgspec.to_builtins(window),
     }
 
 
@@ -179,8 +180,8 @@ def as_json(trace: Trace, r: Roofline, top: int) -> bytes:
         "by_kind": [_kind_json(k) for k in r.by_kind()],
         "above_roof": [_above_roof_json(*failed) for failed in above_roof(r)],
         "dtype": r.dtype_class(),
-        "window": asdict(window),
-        "steps": [asdict(u) for u in steps],
+        "window": msgspec.to_builtins(window),
+        "steps": [msgspec.to_builtins(u) for u in steps],
         "rows": ROOFLINE.view(roof_rows(r, _top(r.rows, top))).records(),
     }
     return dumps(doc)
@@ -275,7 +276,7 @@ def _kind_line(k: KindTotal) -> str:
 
 
 def _kind_json(k: KindTotal) -> dict[str, Any]:
-    return {**asdict(k), "tflops": k.tflops}
+    return {**msgspec.to_builtins(k), "tflops": k.tflops}
 
 
 def _top(rows: list[ShapeRow], top: int) -> list[ShapeRow]:

@@ -3,8 +3,7 @@ bytes, intensity, achieved rates and its share of the device's roof."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import orjson
 
 from ..analysis.roofline import Roofline, ShapeRow
@@ -15,8 +14,7 @@ from . import vocabulary as v
 from .table_spec import Column, Table, json_only
 
 
-@dataclass(frozen=True)
-class RoofRow:
+class RoofRow(msgspec.Struct, frozen=True):
     """One row of the roofline, with the roofline its share of the roof is taken from."""
 
     roof: Roofline

@@ -15,8 +15,7 @@ Pinned lanes are drawn above the rest, which scroll.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+import msgspec
 import numpy as np
 import numpy.typing as npt
 
@@ -33,8 +32,7 @@ PYTHON_CATEGORY = "python_function"
 GPU_ANNOTATION_CATEGORY = "gpu_user_annotation"
 
 
-@dataclass(frozen=True)
-class DisplayRow:
+class DisplayRow(msgspec.Struct, frozen=True):
     """One line of the timeline: a process header, one row of a lane, or a counter."""
 
     process: int
@@ -45,8 +43,7 @@ class DisplayRow:
     group: tuple[int, ...] = ()  # lanes drawn together in this one row (streams left unpinned)
 
 
-@dataclass(frozen=True)
-class RowSlices:
+class RowSlices(msgspec.Struct, frozen=True):
     """The slices of one row, sorted by start (and so by end)."""
 
     rows: I64  # slice rows in Trace.slices
@@ -63,8 +60,7 @@ class RowSlices:
         return np.where(k >= 0, self.busy_before[kc] + inside, 0)
 
 
-@dataclass(frozen=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """A lane in one shape: each of its slices' row (-1: not drawn), and how many rows."""
 
     level: I16  # by lane-local slice index

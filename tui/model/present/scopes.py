@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from ..analysis.scope import Scope
 from ..analysis.steps import step_at
@@ -18,8 +18,7 @@ def next_scope(name: str) -> str:
     return SCOPE_NAMES[(SCOPE_NAMES.index(name) + 1) % len(SCOPE_NAMES)]
 
 
-@dataclass(frozen=True)
-class NamedScope:
+class NamedScope(msgspec.Struct, frozen=True):
     """A scope as the user picked it: which of SCOPE_NAMES applied, and a label to show."""
 
     name: str

@@ -12,8 +12,9 @@ whether it sorts. A `View` is a table with the rows and columns to show; it rend
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Generic, TypeVar
+
+import msgspec
 
 from ..analysis.graphs import graphs
 from ..analysis.tensor_cores import has_matmul_kernels
@@ -24,8 +25,7 @@ Sortable = int | float | str  # what a column sorts on
 Record = dict[str, object]  # a row as JSON has it
 
 
-@dataclass(frozen=True)
-class Totals:
+class Totals(msgspec.Struct, frozen=True):
     """What shares are taken of, over every row of the scope (not only those shown)."""
 
     self_cpu_ns: int = 0
@@ -34,8 +34,7 @@ class Totals:
     root_ns: int = 0  # the weight of a call tree's root
 
 
-@dataclass(frozen=True)
-class Column(Generic[R]):
+class Column(msgspec.Struct, Generic[R], frozen=True):
     """One column of a table.
 
     Attributes:
@@ -84,8 +83,7 @@ def features(trace: Trace, work: bool = False) -> frozenset[str]:
     return frozenset(name for name, present in has.items() if present)
 
 
-@dataclass(frozen=True)
-class Table(Generic[R]):
+class Table(msgspec.Struct, Generic[R], frozen=True):
     """A table kind: its columns in order, the sort it starts with, and (where JSON has always
     written them in another order) the order of its JSON keys."""
 
@@ -128,14 +126,13 @@ class Table(Generic[R]):
         return View(self, shown, list(rows), totals or Totals())
 
 
-@dataclass(frozen=True)
-class View(Generic[R]):
+class View(msgspec.Struct, Generic[R], frozen=True):
     """A table with its rows, the columns shown and the totals its shares are taken of."""
 
     table: Table[R]
     columns: list[Column[R]]
     rows: list[R]
-    totals: Totals = field(default_factory=Totals)
+    totals: Totals = msgspec.field(default_factory=Totals)
 
     @property
     def headers(self) -> list[str]:
@@ -187,8 +184,7 @@ def _json_columns(table: Table[R]) -> list[Column[R]]:
     return [seen[k] for k in table.json_order]
 
 
-@dataclass(frozen=True)
-class Grid:
+class Grid(msgspec.Struct, frozen=True):
     """A table rendered to plain values: what the text, Markdown, JSON and csv renderers read.
 
     Attributes:
@@ -204,7 +200,7 @@ class Grid:
     headers: list[str]
     cells: list[list[str]]
     make_records: Callable[[], list[Record]]
-    keys: list[str] = field(default_factory=list)
+    keys: list[str] = msgspec.field(default_factory=list)
 
     @property
     def records(self) -> list[Record]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, cast
+
+import msgspec
+from msgspec.structs import replace
 
 from ..analysis.advice import Recommendation, advice_for
 from ..analysis.kernels import KernelStat, kernel_stats
@@ -35,8 +37,7 @@ def row_json(table: Table[S], row: S) -> Record:
     return table.view([row]).record(row)
 
 
-@dataclass(frozen=True)
-class ScopeReport(Generic[S]):
+class ScopeReport(msgspec.Struct, Generic[S], frozen=True):
     """Everything the summary and the stats pane show for one scope."""
 
     summary: Summary
@@ -46,7 +47,7 @@ class ScopeReport(Generic[S]):
     totals: Totals
     sort: str
     frames_hidden: int = 0  # Python-frame rows left out of `rows` (scope_report's `frames`)
-    advice: list[Recommendation] = field(default_factory=list)  # for the summary's window
+    advice: list[Recommendation] = msgspec.field(default_factory=list)  # for the summary's window
 
     def view(self, top: int = 0) -> View[S]:
         """The first `top` rows (0: all) under the columns shown."""

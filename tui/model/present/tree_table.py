@@ -3,7 +3,7 @@ level, and a line per group of lighter children left out."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import msgspec
 
 from ..text import printable
 from ..timescale import format_duration
@@ -11,8 +11,7 @@ from . import vocabulary as v
 from .table_spec import Column, Table, Totals, share
 
 
-@dataclass(frozen=True)
-class TreeLine:
+class TreeLine(msgspec.Struct, frozen=True):
     """One line of the tree: a node (its chain's label and last frame's numbers), or the
     lighter children left out under one (`more`: how many; `total_ns`: their weight)."""
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import mmap
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from ..intermediate import Collected
 from ..source import Buffer
@@ -17,8 +18,7 @@ from .events import Chunk
 from .locate import Layout
 
 
-@dataclass
-class Decoded:
+class Decoded(msgspec.Struct):
     """The event array read: its events collected, its chunks, whether it stopped short, and
     the top level's other keys."""
 

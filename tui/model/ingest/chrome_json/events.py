@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
@@ -58,8 +57,7 @@ class Event(msgspec.Struct, gc=False):
     args: Args | None = None
 
 
-@dataclass
-class Chunk:
+class Chunk(msgspec.Struct):
     """Events decoded from buf[start:end]; event i of the chunk has index `first + i`."""
 
     start: int
@@ -69,8 +67,7 @@ class Chunk:
     lenient: bool
 
 
-@dataclass
-class Failure:
+class Failure(msgspec.Struct):
     at_end: bool  # the chunk ended inside a value: widening it may fix it
     closed_at: int = -1  # the event array closed inside the chunk, at this text offset
     reason: str = "malformed JSON"

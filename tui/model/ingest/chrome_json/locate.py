@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
@@ -21,15 +20,14 @@ WHITESPACE = b" \t\r\n"
 _MAX_META_BYTES = 1 << 20
 
 
-@dataclass
-class Layout:
+class Layout(msgspec.Struct):
     """Where the events are in the file, and what else the top level says."""
 
     form: str  # "object" or "array"
     start: int  # first byte inside the event array
     end: int  # the closing "]", or the end of the data when it is missing
     closed: bool
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
     open_end: bool = False  # object form: where the array closes is found while decoding
 
 

@@ -22,9 +22,11 @@ import sys
 import tempfile
 import threading
 from collections import deque
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from ..intermediate import Collected, Progress
 from ..merge import append_part
@@ -39,15 +41,16 @@ from .locate import WHITESPACE, Layout
 RUNS_PER_WORKER = 6
 
 
-@dataclass
-class Part:
+class Part(msgspec.Struct):
     """What one process collected of one run of chunks."""
 
     collected: Collected
     chunks: list[tuple[int, int, int]]  # start, end, first event (counted in the run)
     events: int
     closed: bool  # the event array ended in this run (its end is found while decoding)
-    meta: dict[str, Any] = field(default_factory=dict)  # the top level's keys after the array
+    meta: dict[str, Any] = msgspec.field(
+        default_factory=dict
+    )  # the top level's keys after the array
 
 
 def read_parallel(

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from ..source import Buffer
 from .events import Chunk, Event, Failure, decode_range
 from .locate import WHITESPACE
 
 
-@dataclass
-class TailState:
+class TailState(msgspec.Struct):
     closed: bool
     end: int
     truncated: bool = False
