@@ -10,17 +10,18 @@ worker keeps its own model cache (the default folder, or `TRACE_TUI_CACHE_DIR`, 
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tui.commands.command import CommandError
 from tui.model.ingest.cores import default_workers
 from tui.model.ingest.rank_folder import RankFiles
 from tui.model.text import printable
+
+if TYPE_CHECKING:  # `summary` and `diff` import this module for their flag, not for a cluster
+    from concurrent.futures import Executor
 
 CONNECT_S = 10  # how long to wait for a scheduler to answer
 NOT_A_RANK_SET = "--cluster summarises a folder of rank traces, and this is not one"
@@ -45,6 +46,8 @@ def cluster_executor(address: str | None, *sets: RankFiles | None) -> Iterator[E
         return
     if None in sets:
         raise CommandError(NOT_A_RANK_SET, 2)
+    import logging  # here, as distributed: a run without --cluster needs neither
+
     try:
         import distributed
     except ImportError:

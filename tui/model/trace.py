@@ -194,10 +194,21 @@ class Trace:
             self.derived[key] = compute()
         return cast(T, self.derived[key])
 
-    def name_test(self, test: Callable[[str], object]) -> Bool:
+    def name_test(self, test: Callable[[str], object], among: I32 | None = None) -> Bool:
         """`test` of every name, as a table indexed by name id: `table[slices.name]` is a mask
-        of slices (its last entry, False, is id -1: no name)."""
-        return np.asarray([bool(test(n)) for n in self.names] + [False], dtype=bool)
+        of slices (its last entry, False, is id -1: no name).
+
+        `among`: the name ids of the slices the table will be read for; only those names are
+        tested, the rest are False. A kernel-name test then reads the few kernel names, not every
+        op's, and a long kernel name takes a case-blind pattern 10-20 us.
+        """
+        if among is None:
+            return np.asarray([bool(test(n)) for n in self.names] + [False], dtype=bool)
+        table = np.zeros(len(self.names) + 1, dtype=bool)
+        ids = np.unique(among)
+        ids = ids[ids >= 0]
+        table[ids] = [bool(test(self.names[i])) for i in ids.tolist()]
+        return table
 
     def rows_named(self, test: Callable[[str], object], lo: int = 0, hi: int | None = None) -> I64:
         """The slices (of rows lo..hi) whose name passes `test`, in row order."""

@@ -29,7 +29,7 @@ def fusion_runs(trace: Trace, t0: int, t1: int) -> FusionRuns:
     lane = trace.lane_indices(work)
     order = np.lexsort((s.start[work], lane))
     work, lane = work[order], lane[order]
-    fusable = trace.name_test(FUSABLE_KERNEL.search)[s.name[work]]
+    fusable = trace.name_test(FUSABLE_KERNEL.search, s.name[work])[s.name[work]]
     after_one = np.concatenate(([False], fusable[:-1] & (lane[1:] == lane[:-1])))
     run = np.cumsum(fusable & ~after_one) - 1  # per fusable kernel, its run
     rows, run = work[fusable], run[fusable]

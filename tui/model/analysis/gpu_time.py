@@ -56,12 +56,12 @@ def _work_class(trace: Trace) -> npt.NDArray[np.int8]:
     att = attribute(trace)
     work, op = att.work, att.op
     s = trace.slices
-    comm = trace.name_test(COMM_KERNEL_NAME.search)
-    comm_op = trace.name_test(COMM_OP_NAME.search)
+    owned = np.flatnonzero(op >= 0)
+    comm = trace.name_test(COMM_KERNEL_NAME.search, s.name[work])
+    comm_op = trace.name_test(COMM_OP_NAME.search, s.name[op[owned]])
     copy = trace.category_test(lambda c: c.lower() in _COPY_CATEGORIES)
     out = np.full(len(work), COMPUTE, np.int8)
     out[comm[s.name[work]]] = COMM
-    owned = np.flatnonzero(op >= 0)
     out[owned[comm_op[s.name[op[owned]]]]] = COMM
     out[copy[s.cat[work]]] = MEMCPY
     return out

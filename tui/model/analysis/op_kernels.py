@@ -42,8 +42,8 @@ def with_math(trace: Trace, row: int, work: Work) -> Work:
 
 def _holds_work_named(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
     att = attribute(trace)
-    named = np.asarray([bool(pattern.search(n)) for n in trace.names] + [False], dtype=bool)
-    at = att.op[named[trace.slices.name[att.work]] & (att.op >= 0)]
+    names = trace.slices.name[att.work]
+    at = att.op[trace.name_test(pattern.search, names)[names] & (att.op >= 0)]
     marked = np.zeros(len(trace.slices), bool)
     up = op_tree(trace).up
     while len(at):

@@ -36,7 +36,8 @@ def fp32_on_cuda_cores(trace: Trace, t0: int, t1: int) -> CudaCoreWork:
     work = attribute(trace).work
     work = work[(s.start[work] >= t0) & (s.start[work] < t1)]
     fp32 = trace.name_test(
-        lambda n: FP32_CUDA_CORE_KERNEL.search(n) and not TENSOR_CORE_KERNEL.search(n)
+        lambda n: FP32_CUDA_CORE_KERNEL.search(n) and not TENSOR_CORE_KERNEL.search(n),
+        s.name[work],
     )
     rows = work[fp32[s.name[work]]]
     if not len(rows):
@@ -69,7 +70,7 @@ def has_matmul_kernels(trace: Trace) -> bool:
     """Whether any GPU work is a GEMM or convolution kernel (computed once)."""
 
     def find() -> bool:
-        named = trace.name_test(lambda n: uses_tensor_cores(n) is not None)
-        return bool(named[trace.slices.name[attribute(trace).work]].any())
+        names = trace.slices.name[attribute(trace).work]
+        return bool(trace.name_test(lambda n: uses_tensor_cores(n) is not None, names)[names].any())
 
     return trace.derive(MATMUL_KEY, find)
