@@ -4,6 +4,25 @@ from __future__ import annotations
 
 import re
 
+
+class CaseBlind:
+    """A case-blind pattern that lowers the text, then searches it case-sensitively: the same
+    answers as re.IGNORECASE for ASCII names, 3-4x faster on the long C++ kernel names these are
+    tested on (IGNORECASE tries both cases of each alternative at every position; 12 ms a cached
+    `summary` on a DLRM trace spent on one pattern)."""
+
+    __slots__ = ("_lowered", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        if re.search(r"\\[A-Z]", pattern):  # lowered, \W \D \S \B would change meaning
+            raise ValueError(f"an upper-case escape in a case-blind pattern: {pattern}")
+        self.pattern = pattern
+        self._lowered = re.compile(pattern.lower())
+
+    def search(self, text: str) -> bool:
+        return self._lowered.search(text.lower()) is not None
+
+
 # Categories of work that runs on a device stream (lower-cased before lookup).
 DEVICE_CATEGORIES = frozenset(
     {
@@ -58,15 +77,14 @@ EXTERNAL_ID_OWNER_CATEGORIES = frozenset({"cpu_op", "user_annotation", "operator
 # alone says nothing of the math: its names carry the types, A and B, then the math's
 # (`f32f32_tf32f32_f32` is TF32; `f32f32_f32f32_f32` is fp32 on CUDA cores, as cuBLAS ran a
 # 4096x4096 fp32 matmul on an H200 at 51 TFLOP/s, 77% of its fp32 peak).
-TF32_KERNEL = re.compile(r"tf32|xf32|s1688|s16816|tensorop", re.IGNORECASE)
+TF32_KERNEL = CaseBlind(r"tf32|xf32|s1688|s16816|tensorop")
 # xmma's types for fp32 data and fp32 math: its path on CUDA cores (`..._ffma_...`).
 _XMMA_FP32_MATH = r"\w*?_f32f32_f32f32_f32"
 # GEMM and convolution kernels (cuBLAS, cuBLASLt's nvjet, CUTLASS, cuDNN, hipBLASLt's Cijk_,
 # rocBLAS, MIOpen), the work tensor cores can run. Normalisation kernels cuDNN names are not.
-MATMUL_KERNEL = re.compile(
+MATMUL_KERNEL = CaseBlind(
     r"gemm|gemv|nvjet|cutlass|Cijk_|xmma|wgmma|conv(?!ert)|winograd|wgrad|dgrad|fprop|scudnn"
-    r"|hcudnn|cudnn_.*_nn_v1|rocblas|MIOpen",
-    re.IGNORECASE,
+    r"|hcudnn|cudnn_.*_nn_v1|rocblas|MIOpen"
 )
 # Of those, cuDNN's convolutions (implicit GEMMs included), as against the GEMMs.
 CONVOLUTION_KERNEL = re.compile(
@@ -78,28 +96,25 @@ CONVOLUTION_KERNEL = re.compile(
 # convolutions), with what came after it: CUTLASS `tensorop`, Hopper `wgmma` and cuBLASLt's
 # `nvjet`, TF32 in the name, AMD's matrix-core tiles (hipBLASLt `MI16x16`, `mfma`); xmma but for
 # its fp32 path (_XMMA_FP32_MATH).
-TENSOR_CORE_KERNEL = re.compile(
+TENSOR_CORE_KERNEL = CaseBlind(
     r"h884|s884|h1688|s1688|hmma|i8816|16816|16832|c1688|dgrad_1x1_stride_2x2"
     r"|first_layer_wgrad_kernel|conv1x1|conv2d_c1_k1|direct_group|xmma(?!" + _XMMA_FP32_MATH + ")"
     r"|tensorop|wgmma|nvjet"
-    r"|tf32|xf32|_MI\d+x\d+|mfma",
-    re.IGNORECASE,
+    r"|tf32|xf32|_MI\d+x\d+|mfma"
 )
 # fp32 GEMMs and convolutions on CUDA cores (cuBLAS `sgemm` and its small-matrix `gemmSN`,
 # cuDNN's `scudnn` and implicit-GEMM/Winograd/direct kernels on floats): with TF32 or a 16-bit
 # dtype they could run on tensor cores.
-FP32_CUDA_CORE_KERNEL = re.compile(
+FP32_CUDA_CORE_KERNEL = CaseBlind(
     r"sgemm|scudnn|gemmSN_\w+<float|gemmk1_kernel<float|winograd\w*<float"
     r"|(dgrad|wgrad)\w*engine<float|convolve_\w*<float|grouped_direct_kernel<float"
-    r"|xmma" + _XMMA_FP32_MATH,
-    re.IGNORECASE,
+    r"|xmma" + _XMMA_FP32_MATH
 )
 # Elementwise, reduction and normalisation kernels of eager torch and cuDNN: one memory pass
 # each, what torch.compile fuses into one. Triton kernels are compiled (already fused).
-FUSABLE_KERNEL = re.compile(
+FUSABLE_KERNEL = CaseBlind(
     r"^(?!triton_).*(elementwise_kernel|reduce_kernel|layer_norm|LayerNorm|rms_?norm|RMSNorm"
-    r"|batch_norm|bn_fw|bn_bw|softmax|dropout|act_and_mul|index_elementwise)",
-    re.IGNORECASE,
+    r"|batch_norm|bn_fw|bn_bw|softmax|dropout|act_and_mul|index_elementwise)"
 )
 # key_averages() folds every ProfilerStep#N into one row under this name.
 PROFILER_STEP = re.compile(r"^ProfilerStep#\d+$")
@@ -137,9 +152,7 @@ COMM_KERNEL_FAMILIES = {
     "DeepEP dispatch and combine": r"deep_?ep::",
     "Transformer Engine userbuffers": r"userbuffers",
 }
-COMM_KERNEL_NAME = re.compile(
-    "|".join(f"(?:{family})" for family in COMM_KERNEL_FAMILIES.values()), re.IGNORECASE
-)
+COMM_KERNEL_NAME = CaseBlind("|".join(f"(?:{family})" for family in COMM_KERNEL_FAMILIES.values()))
 # Ops whose own GPU work is communication, whatever the kernels are named: the op torch charges
 # a kernel to (attribution's), when it is a c10d or functional collective, a symm_mem op, a
 # serving engine's custom all-reduce op, or NCCL's parameter record.
@@ -150,12 +163,11 @@ COMM_OP_NAME = re.compile(
 )
 # Collective communication on any lane, for colouring: the kernels above, the ops above, and the
 # annotations (nccl:all_reduce, gloo:all_reduce).
-COMM_NAME = re.compile(
-    rf"{COMM_KERNEL_NAME.pattern}|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall",
-    re.IGNORECASE,
+COMM_NAME = CaseBlind(
+    rf"{COMM_KERNEL_NAME.pattern}|gloo|all_?reduce|all_?gather|reduce_?scatter|alltoall"
 )
 # What the CPU does while the GPU waits, by name: the DataLoader handing out a batch.
-DATALOADER_NAME = re.compile(r"DataLoader|_DataLoaderIter|dataloader", re.IGNORECASE)
+DATALOADER_NAME = CaseBlind(r"DataLoader|_DataLoaderIter|dataloader")
 
 # An object's address in a Python frame's name (`<built-in method copy_ of Tensor object at
 # 0x7f3a...>`): different in every run.

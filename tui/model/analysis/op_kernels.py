@@ -3,7 +3,7 @@ link (no HBM roof applies), or ran its fp32 math as TF32 on tensor cores."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
 
 import numpy as np
 from msgspec.structs import replace
@@ -21,12 +21,12 @@ def host_copies(trace: Trace) -> np.ndarray:
 
 
 def _find_host_copies(trace: Trace) -> np.ndarray:
-    return _holds_work_named(trace, HOST_COPY)
+    return _holds_work_named(trace, HOST_COPY.search)
 
 
 def _ran_tf32(trace: Trace) -> np.ndarray:
     """Per slice row: whether it is or holds the op that launched a TF32 kernel (once)."""
-    return trace.derive("ran tf32", lambda: _holds_work_named(trace, TF32_KERNEL))
+    return trace.derive("ran tf32", lambda: _holds_work_named(trace, TF32_KERNEL.search))
 
 
 def with_math(trace: Trace, row: int, work: Work) -> Work:
@@ -40,10 +40,10 @@ def with_math(trace: Trace, row: int, work: Work) -> Work:
     return work
 
 
-def _holds_work_named(trace: Trace, pattern: re.Pattern[str]) -> np.ndarray:
+def _holds_work_named(trace: Trace, named: Callable[[str], object]) -> np.ndarray:
     att = attribute(trace)
     names = trace.slices.name[att.work]
-    at = att.op[trace.name_test(pattern.search, names)[names] & (att.op >= 0)]
+    at = att.op[trace.name_test(named, names)[names] & (att.op >= 0)]
     marked = np.zeros(len(trace.slices), bool)
     up = op_tree(trace).up
     while len(at):
