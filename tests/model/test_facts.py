@@ -448,3 +448,20 @@ def test_a_collective_number_json_or_int64_cannot_hold_is_left_out(tmp_path, odd
     health_module.health(load_trace(path, cache=cache))
     (side,) = (tmp_path / "cache").glob("*.facts.json")
     assert {"collectives", "health"} <= set(json.loads(side.read_text())["facts"])
+
+
+def test_a_fact_json_cannot_hold_is_not_kept_and_the_analysis_goes_on():
+    """A value the facts file cannot hold (a numpy number in a record) is derived again next
+    time: it neither stops the analysis that set it nor the other facts being kept."""
+    import numpy as np
+
+    from tui.model.analysis.collectives import Collective
+
+    saved = []
+    slots = facts._Keeping({}, {}, saved.append)
+    odd = [Collective("allreduce", "", None, np.int64(5), 1, None, None)]
+    slots["collectives"] = odd
+    slots["shapes recorded"] = True
+    assert slots["collectives"] is odd
+    assert saved and all("collectives" not in kept for kept in saved)
+    assert saved[-1] == {"shapes recorded": True}

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.conftest import DATA, SHARED, shared_traces
+from tests.tui.helpers import run
 from tui.model.errors import TraceError
 from tui.model.ingest import load_trace
 
@@ -49,6 +50,10 @@ def test_each_hostile_file_has_its_exact_outcome(name):
         assert dict(trace.skipped) == want["skipped"]
         for row in range(len(trace.slices)):
             trace.args(row)  # lazily decoded args never raise
+        for command in (["info", "--json"], ["summary", "--format", "json"]):
+            done = run(*command, str(path))
+            assert (done.returncode, done.stderr) == (0, ""), command
+            assert json.loads(done.stdout), command
 
 
 def test_args_too_deep_for_the_details_are_reported_not_raised(tmp_path):

@@ -189,12 +189,18 @@ class _Keeping(dict[str, Any]):
         fact = FACTS[name]
         with self.lock:
             self.unread.pop(slot, None)
-            if not fact.keyed and name not in self.kept:
-                self.kept[name] = fact.dump(value)
-            elif fact.keyed and len(slots := self.kept.setdefault(name, {})) < KEYED:
-                slots[slot] = fact.dump(value)
-            else:
+            if fact.keyed and len(self.kept.get(name, {})) >= KEYED:
                 return
+            if not fact.keyed and name in self.kept:
+                return
+            try:
+                data = fact.dump(value)
+            except (TypeError, ValueError):  # not JSON's (a numpy number, say): derived next time
+                return
+            if fact.keyed:
+                self.kept.setdefault(name, {})[slot] = data
+            else:
+                self.kept[name] = data
             self.keep(dict(self.kept))
 
 

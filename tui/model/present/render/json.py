@@ -11,16 +11,20 @@ def dumps(doc: object) -> bytes:
     try:
         return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
     except TypeError:
-        # A file name that is not UTF-8 (its odd bytes surrogate-escaped by Python) cannot be
-        # JSON text: those bytes are written as `\xff`, as the text outputs show them.
-        return orjson.dumps(_utf8(doc), option=orjson.OPT_INDENT_2) + b"\n"
+        return orjson.dumps(_writable(doc), option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def _utf8(doc: Any) -> Any:
+def _writable(doc: Any) -> Any:
+    """`doc` with what orjson cannot write made text: a file name that is not UTF-8 (its odd
+    bytes surrogate-escaped by Python) gets them as `\\xff`, as the text outputs show them, and
+    an integer past 64 bits (a pid written as 30 digits) is written as its digits in a string,
+    as `info` keeps device properties of that size."""
     if isinstance(doc, str):
         return doc.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    if isinstance(doc, int) and not isinstance(doc, bool) and not -(2**63) <= doc < 2**64:
+        return str(doc)
     if isinstance(doc, dict):
-        return {_utf8(k): _utf8(v) for k, v in doc.items()}
+        return {_writable(k): _writable(v) for k, v in doc.items()}
     if isinstance(doc, (list, tuple)):
-        return [_utf8(v) for v in doc]
+        return [_writable(v) for v in doc]
     return doc
