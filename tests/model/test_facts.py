@@ -256,16 +256,21 @@ def test_a_kept_summary_not_of_its_shape_is_not_shown(tmp_path, broken, monkeypa
 
 
 def test_values_json_cannot_hold_print_the_same_from_the_cache(tmp_path, monkeypatch):
-    """A device property past 64 bits (orjson refuses it) or infinite (written as null)."""
+    """A device property or a pid past 64 bits (orjson refuses them), or infinite (written as
+    null): the summary is still kept, and read back the same."""
     monkeypatch.setenv("TRACE_TUI_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "odd.json"
     device = '{"id": 0, "name": 1e400, "totalGlobalMem": 123456789012345678901234567890}'
-    path.write_text(f'{{"deviceProperties": [{device}], "traceEvents": {json.dumps(SHAPED)}}}')
+    events = [*SHAPED, {"ph": "X", "name": "x", "pid": 10**30, "tid": 1, "ts": 1, "dur": 1}]
+    path.write_text(f'{{"deviceProperties": [{device}], "traceEvents": {json.dumps(events)}}}')
     for flags in ([], ["--json"]):
         outputs = [run("info", *flags, *extra, str(path)) for extra in (["--no-cache"], [], [])]
         assert {(o.returncode, o.stdout) for o in outputs} == {(0, outputs[0].stdout)}
     assert "devices    inf" in outputs[0].stdout or '"name": "inf"' in outputs[0].stdout
     assert '"totalGlobalMem": "123456789012345678901234567890"' in outputs[0].stdout
+    assert f'"pid": "{10**30}"' in outputs[0].stdout
+    (kept,) = (tmp_path / "cache").glob("*.facts.json")
+    assert info.KEY in json.loads(kept.read_text())["facts"]
 
 
 def test_summary_on_a_cached_trace_reads_no_args_again(tmp_path, broken, counted, monkeypatch):

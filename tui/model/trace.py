@@ -199,8 +199,8 @@ class Trace:
         of slices (its last entry, False, is id -1: no name).
 
         `among`: the name ids of the slices the table will be read for; only those names are
-        tested, the rest are False. A kernel-name test then reads the few kernel names, not every
-        op's, and a long kernel name takes a case-blind pattern 10-20 us.
+        tested, the rest are False: a kernel-name test then reads the few kernel names, not every
+        op's (a pattern takes microseconds on a long C++ kernel name).
         """
         if among is None:
             return np.asarray([bool(test(n)) for n in self.names] + [False], dtype=bool)

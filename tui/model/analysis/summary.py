@@ -69,9 +69,8 @@ class Summary(msgspec.Struct, frozen=True):
     memory_peaks: list[MemoryPeak] = msgspec.field(default_factory=list)
     # (name, self bytes summed over its calls, calls), by self bytes
     top_memory_ops: list[tuple[str, int, int]] = msgspec.field(default_factory=list)
-    graphs: list[GraphLine] = msgspec.field(
-        default_factory=list
-    )  # CUDA graph replays, most time first
+    # CUDA graph replays, most time first
+    graphs: list[GraphLine] = msgspec.field(default_factory=list)
     compiled: Compiled | None = None  # torch.compile's regions (None: the trace has none)
     truncated: bool = False  # the file ended early: the numbers and verdict cover what was read
     # A trace without steps is judged over the GPU's span: the CPU-only time before its first

@@ -7,7 +7,6 @@ hence the analyses are imported only to derive it, and `report` needs nothing bu
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
@@ -15,6 +14,7 @@ import msgspec
 
 from ..text import printable
 from ..timescale import format_duration
+from .render.json import exact
 
 if TYPE_CHECKING:
     from ..analysis.health import Finding
@@ -137,7 +137,7 @@ def _content(trace: Trace) -> dict[str, Any]:
         "span_ns": trace.span_ns,
         "base_time_ns": trace.base_time_ns,
         "display_time_unit": trace.display_time_unit,
-        "devices": [{k: _exact(d[k]) for k in _DEVICE_FIELDS if k in d} for d in trace.devices],
+        "devices": [{k: exact(d[k]) for k in _DEVICE_FIELDS if k in d} for d in trace.devices],
         "flows": {
             "events": sum(trace.events_by_phase.get(ph, 0) for ph in "stf"),
             "launch_links": len(trace.launches),
@@ -151,8 +151,8 @@ def _content(trace: Trace) -> dict[str, Any]:
         "lanes": [
             {
                 "process": trace.processes[lane.process].name,
-                "pid": lane.pid,
-                "tid": lane.tid,
+                "pid": exact(lane.pid),
+                "tid": exact(lane.tid),
                 "name": lane.name,
                 "kind": lane.kind,
                 "slices": lane.slice_count,
@@ -162,19 +162,6 @@ def _content(trace: Trace) -> dict[str, Any]:
             for lane in trace.lanes
         ],
     }
-
-
-def _exact(value: Any) -> Any:
-    """A device property as JSON keeps it exactly (else as text), so that the summary can be kept
-    and a cached `info` print what the first one did: orjson refuses an integer past 64 bits and
-    writes an infinity as null."""
-    if value is None or isinstance(value, (str, bool)):
-        return value
-    if isinstance(value, int) and -(2**63) <= value < 2**64:
-        return value
-    if isinstance(value, float) and math.isfinite(value):
-        return value
-    return str(value)
 
 
 def _health_json(trace: Trace) -> dict[str, Any]:

@@ -48,9 +48,8 @@ class Part(msgspec.Struct):
     chunks: list[tuple[int, int, int]]  # start, end, first event (counted in the run)
     events: int
     closed: bool  # the event array ended in this run (its end is found while decoding)
-    meta: dict[str, Any] = msgspec.field(
-        default_factory=dict
-    )  # the top level's keys after the array
+    # the top level's keys after the array
+    meta: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
 def read_parallel(
