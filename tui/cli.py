@@ -52,6 +52,11 @@ def make_app(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, and each spins on its
+    # core for about 0.05-0.1 s waiting for work that never comes (nothing here does linear
+    # algebra): on a 64-core GPU box, seconds of CPU per command. Set before any command
+    # imports numpy (the workers it starts inherit it); a user's own setting stands.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     try:
         return _run(list(sys.argv[1:] if argv is None else argv))
     except BrokenPipeError:

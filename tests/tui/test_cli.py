@@ -181,6 +181,30 @@ def test_a_closed_pipe_ends_quietly_with_status_0():
     assert (done.returncode, done.stderr) == (0, "")
 
 
+@pytest.mark.parametrize("users", [None, "2"])
+def test_numpys_blas_gets_one_thread_unless_the_user_says(users):
+    """numpy's OpenBLAS starts a thread per core at import, each spinning a while on its core:
+    a command runs with one, so a summary on a many-core box costs the CPU of a small one. A
+    user's own OPENBLAS_NUM_THREADS stands. (The thread count is read where there are cores to
+    have more than one.)"""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if users is not None:
+        env["OPENBLAS_NUM_THREADS"] = users
+    code = (
+        "import os, sys, tui.cli as cli\n"
+        f"status = cli.main(['summary', {str(DATA / 'gpu_streams.json')!r}])\n"
+        "tasks = len(os.listdir('/proc/self/task')) if os.path.isdir('/proc/self/task') else 0\n"
+        "print(os.environ['OPENBLAS_NUM_THREADS'], tasks, 'numpy' in sys.modules, status)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=env, cwd=ROOT
+    )
+    setting, tasks, numpy_loaded, status = done.stdout.split()[-4:]
+    assert (setting, numpy_loaded, status) == (users or "1", "True", "0"), done.stderr
+    if users is None and tasks != "0":
+        assert tasks == "1"  # only the main thread: no BLAS worker spun up
+
+
 def test_a_folder_lists_every_trace_and_skips_other_json_saying_so(tmp_path):
     """Traces under any of the names tools give them; a config file and an execution trace
     beside them are not opened as "newest"."""
