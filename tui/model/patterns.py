@@ -19,11 +19,15 @@ class CaseBlind:
             raise ValueError(f"an upper-case escape in a case-blind pattern: {pattern}")
         self.pattern = pattern
         self._lowered = re.compile(pattern.lower())
-        self._blind = re.compile(pattern, re.IGNORECASE)
+        # Compiled on the first non-ASCII name, which most traces never have: it is half of
+        # what these patterns cost every start.
+        self._blind: re.Pattern[str] | None = None
 
     def search(self, text: str) -> bool:
         if text.isascii():
             return self._lowered.search(text.lower()) is not None
+        if self._blind is None:
+            self._blind = re.compile(self.pattern, re.IGNORECASE)
         return self._blind.search(text) is not None
 
 

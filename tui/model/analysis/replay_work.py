@@ -77,7 +77,7 @@ def with_replays(r: Roofline, trace: Trace, capture: Trace | None) -> Roofline:
             gpu_ns=own.gpu_ns + row.gpu_ns,
             min_ns=min(own.min_ns, row.min_ns),
             max_ns=max(own.max_ns, row.max_ns),
-            starts=own.starts + row.starts,
+            starts=tuple(sorted(own.starts + row.starts)),
         )
     order = sorted(range(len(rows)), key=lambda i: (-rows[i].gpu_ns, rows[i].name, rows[i].dims))
     place = np.empty(len(rows), np.int64)
@@ -209,7 +209,9 @@ def _replay_work(trace: Trace, capture: Trace) -> ReplayWork:
             times.append(int(ns))
             starts.append(int(s.start[replay.launch]))
     rows = [
-        ShapeRow(key[0], key[1], w, len(t), sum(t), min(t), max(t), tuple(st), key[2], key[3])
+        ShapeRow(
+            key[0], key[1], w, len(t), sum(t), min(t), max(t), tuple(sorted(st)), key[2], key[3]
+        )
         for key, (w, t, st) in groups.items()
     ]
     rows.sort(key=lambda r: (-r.gpu_ns, r.name, r.dims))

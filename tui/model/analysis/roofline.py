@@ -7,6 +7,7 @@ peak (device_peaks.py) on the side of the roofline the op sits on.
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from collections.abc import Iterator
 from typing import Any
 
@@ -53,7 +54,7 @@ class ShapeRow(msgspec.Struct, frozen=True):
     gpu_ns: int  # the kernels the calls caused, summed
     min_ns: int
     max_ns: int
-    starts: tuple[int, ...] = ()  # when each call that ran kernels began (ns), for per-step totals
+    starts: tuple[int, ...] = ()  # when each call that ran kernels began (ns), in time order
     concrete: str = "[]"  # Concrete Inputs as written (scalars, flags: part of the shape key)
     types: str = "[]"  # Input type as written (a copy to bf16 and one to fp32 are two rows)
     idle_calls: int = 0  # calls that ran no kernel (captured into a CUDA graph, say)
@@ -180,7 +181,7 @@ class Roofline(msgspec.Struct, frozen=True, eq=False):
         flops, at_peak_ns, known = 0, 0.0, False
         c0, c1 = began_in or (t0, t1)
         for row in self.ran:
-            n = row.work.flops * sum(1 for t in row.starts if c0 <= t < c1)
+            n = row.work.flops * (bisect_left(row.starts, c1) - bisect_left(row.starts, c0))
             flops += n
             key = _peak_class(row.work)
             peak = self.peaks.tflops(key) if self.peaks is not None and key else None
@@ -375,7 +376,7 @@ def _rows(trace: Trace) -> ShapeRows:
     for key in order:
         work, times, starts, _ = groups[key]
         name, dims, concrete, types, _ = key
-        at = (len(times), sum(times), min(times), max(times), tuple(starts))
+        at = (len(times), sum(times), min(times), max(times), tuple(sorted(starts)))
         idle = len(times) - len(starts)
         rows.append(
             ShapeRow(name, dims, work, *at, concrete=concrete, types=types, idle_calls=idle)
