@@ -15,6 +15,7 @@ from ..trace import Format, Trace
 from .cache import ModelCache
 from .cores import default_workers
 from .formats import format_for, refuse, resolve
+from .gc_pause import gc_paused
 from .intermediate import Progress
 from .source import read_source
 
@@ -82,8 +83,9 @@ def load_trace(
     if workers is None:
         big = door.parallel_from is not None and len(source.data) >= door.parallel_from
         workers = default_workers() if big else 1
-    imported = door.read(source, progress, workers)
-    fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
     from .assemble import assemble  # a cached model needs none of it: not at start-up
 
-    return assemble(source.path, fmt, imported, threads=workers > 1)
+    with gc_paused():
+        imported = door.read(source, progress, workers)
+        fmt = Format(imported.form, source.gzip, imported.truncated, source.chosen_from)
+        return assemble(source.path, fmt, imported, threads=workers > 1)

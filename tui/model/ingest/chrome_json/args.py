@@ -8,7 +8,6 @@ the geometry of many kernels).
 
 from __future__ import annotations
 
-import gc
 import json
 import threading
 from typing import Any, ClassVar
@@ -17,6 +16,7 @@ import msgspec
 import numpy as np
 import numpy.typing as npt
 
+from ..gc_pause import gc_paused
 from ..source import Buffer, Source, read_source
 from .events import Chunk
 
@@ -108,13 +108,8 @@ class JsonArgs:
             source = self._source
         # Many small lists are made here and none is garbage: the collector's passes over a
         # big heap would cost three times the decoding.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with gc_paused():
             self._shapes_into(out, events, source)
-        finally:
-            if collecting:
-                gc.enable()
         return out
 
     def _shapes_into(self, out: list[dict[str, Any] | None], events: I64, source: Source) -> None:

@@ -14,6 +14,7 @@ not fix), the whole file is read again in one pass.
 
 from __future__ import annotations
 
+import gc
 import mmap
 import os
 import pickle
@@ -263,6 +264,7 @@ def _start_worker() -> subprocess.Popen[bytes]:
 def work() -> None:
     """In a worker: decode each run it is sent, write its Part to the spool file it names and
     say `ok` (or `failed`: one pass will read the file)."""
+    gc.disable()  # it only reads runs, which make no garbage (see gc_pause.py)
     mapped: dict[str, mmap.mmap] = {}
     while True:
         try:
