@@ -278,7 +278,9 @@ def _repairs(trace: Trace) -> list[Finding]:
             continue
         depth = s.depth[rows].astype(np.int64)
         extra += rows[depth >= lane.levels].tolist()
-        order = np.lexsort((s.start[rows], depth))
+        # By row, then start: the lane's slices are in start order already, so a stable sort
+        # by row alone is that order (a radix sort of the int16 rows, a third of lexsort's time).
+        order = np.argsort(s.depth[rows], kind="stable")
         ordered, d = rows[order], depth[order]
         end = s.start[ordered] + s.dur[ordered]
         same_row = d[1:] == d[:-1]
