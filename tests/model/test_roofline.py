@@ -461,3 +461,39 @@ def test_the_mfu_weighs_each_op_by_the_peak_of_the_precision_it_ran_in(tmp_path)
     assert out.returncode == 0, out.stderr
     assert f"MFU {window.mfu:.2%} of {r.peak_classes()} peak" in out.stdout
     assert "float (tf32)" in out.stdout
+
+
+def test_each_steps_flops_count_the_calls_in_it_whatever_order_the_threads_give(tmp_path):
+    """One shape called on two threads: the first thread's call is in step 2, the second's two
+    in step 1, so the shape's calls come in that order, not by time. Each step counts its own."""
+    mm = {"Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["float"] * 2}
+    events = [
+        {"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{n}", "pid": 1, "tid": 1,
+         "ts": 10_000 * (n - 1), "dur": 10_000}
+        for n in (1, 2)
+    ]  # fmt: skip
+    for corr, (tid, ts) in enumerate([(1, 15_000), (2, 2_000), (2, 3_000)], 1):
+        events += [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": tid, "ts": ts,
+             "dur": 50, "args": mm},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": tid,
+             "ts": ts + 10, "dur": 5, "args": {"correlation": corr}},
+            {"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7,
+             "ts": ts + 60, "dur": 500, "args": {"correlation": corr}},
+        ]  # fmt: skip
+    path = tmp_path / "t.json"
+    doc = {"deviceProperties": [{"name": "NVIDIA A100-SXM4-80GB"}], "traceEvents": events}
+    path.write_text(json.dumps(doc))
+    (row,) = roofline(load_trace(path)).rows
+    assert row.calls == 3
+    call = 2 * 4096**3
+    done = subprocess.run(
+        [sys.executable, "-m", "tui", "summary", "--roofline", "--format", "json", str(path)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    steps = json.loads(done.stdout)["steps"]
+    assert [(s["name"], s["flops"]) for s in steps] == [
+        ("ProfilerStep#1", 2 * call),
+        ("ProfilerStep#2", call),
+    ]

@@ -47,8 +47,9 @@ async def test_a_newer_trace_is_said_when_complete_and_f_opens_it_at_the_same_st
         newer.write_bytes(whole)
         _later(newer, 10)
         # The toast is a message of its own: under load it can come a frame after the list.
-        assert await _until(pilot, lambda: app.following.newer and app._notifications)
-        assert "run.2.json" in list(app._notifications)[-1].message
+        assert await _until(
+            pilot, lambda: app.following.newer and "run.2.json" in " ".join(notes(app))
+        )
         await pilot.pause()
         assert first.active_bindings["F"].enabled
         # The toast fades; the footer keeps F, even at 80 columns, until it is pressed.

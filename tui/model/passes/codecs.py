@@ -46,8 +46,9 @@ def dump_rows(found: ShapeRows) -> dict[str, Any]:
 
 
 def read_rows(kept: Any) -> ShapeRows:
+    # The starts in time order, as the roofline counts a window's calls (a kept file is text).
     rows = [
-        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(row["starts"])})
+        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(sorted(row["starts"]))})
         for row in kept["rows"]
     ]
     call_rows = np.asarray(kept["call_rows"], np.int64)
