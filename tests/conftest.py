@@ -22,6 +22,16 @@ os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_SCRATCH, "hypothesis"
 # As the command sets it for itself (cli.main): numpy's OpenBLAS threads spin a while after
 # numpy is imported, in every test process and every program the tests start.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+# Pilot waits after each key until the app looks idle: it sleeps in windows of 20 ms until one
+# passes with under 1 ms of CPU, so a key took at least 60 ms of waiting even when the app was
+# done in 2, and waiting was a third of the Pilot tests' time. Windows of 5 ms end the wait as
+# soon; frames every 5 ms (Textual's 60 a second are 17 ms apart) keep a window from ending
+# before a change that waits for the next frame has been drawn.
+os.environ.setdefault("TEXTUAL_FPS", "200")
+import textual._wait  # noqa: E402 (after TEXTUAL_FPS: Textual reads it on import)
+
+textual._wait.SLEEP_GRANULARITY = 0.005
+textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
 
 from hypothesis import settings  # noqa: E402 (reads its storage folder on import)
 
