@@ -3,6 +3,7 @@ ranks when a worker dies, and says in one line why it cannot run."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import os
@@ -20,7 +21,11 @@ from tui.model.ingest.rank_folder import rank_files
 from tui.model.passes.ranks import summarise_ranks
 from tui.widgets.rank_view import RankView
 
-distributed = pytest.importorskip("distributed", reason="the cluster extra is not installed")
+# Dask is imported by the tests that start a cluster here (0.2 s that every test process would
+# otherwise pay as it collects).
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("distributed") is None, reason="the cluster extra is not installed"
+)
 
 DLRM = SHARED / "param" / "dlrm_kineto_ws8"
 
@@ -55,6 +60,8 @@ def test_two_rank_sets_diff_on_a_cluster_as_here(ranks, tmp_path):
 
 
 def test_a_worker_killed_mid_pass_loses_no_other_rank(ranks):
+    import distributed
+
     local = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
     )
@@ -83,6 +90,8 @@ def test_a_worker_killed_mid_pass_loses_no_other_rank(ranks):
 
 
 async def test_the_rank_view_summarises_on_a_cluster(ranks):
+    import distributed
+
     local = distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
     )
