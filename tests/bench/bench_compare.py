@@ -7,8 +7,10 @@ wall time, CPU time (user + sys) and peak RSS are printed with this build's rati
 
 Paths: the first open (`info --no-cache`) of synthetic traces of each `--events` size, one
 process and two workers; a cached open (`info`); `summary`; `diff` of the first trace against
-itself; `summary` of a generated rank set (the rank pass); and the stats pane's keys
-(bench_keys.py's `t` and `x`, to the first frame) where the ref's app can be driven that way.
+itself; `summary` of a generated rank set (the rank pass; where the ref's `summary DIR` took one
+trace of the set, as 4685252's did, its time to summarise each rank in turn is printed too); and
+the stats pane's keys (bench_keys.py's `t` and `x`, to the first frame) where the ref's app can
+be driven that way.
 
 Usage: python tests/bench/bench_compare.py REF [--events 1000000 5000000] [--repeat 3]
        [--ranks 16]
@@ -127,6 +129,7 @@ def main() -> None:
         todo = paths(args.events, ranks)
         results: dict[tuple[str, str], list[tuple[float, float, int]]] = {}
         failed: dict[tuple[str, str], str] = {}
+        outputs: dict[tuple[str, str], str] = {}
         for _ in range(args.repeat + 1):  # the first round fills both caches, and is not kept
             for label, argv, env in todo:
                 for build in (ref, here):
@@ -138,9 +141,12 @@ def main() -> None:
                         failed[(label, build.name)] = str(error)
                         continue
                     results.setdefault((label, build.name), []).append(done[:3])
+                    outputs[(label, build.name)] = done[3]
         for label, _, _ in todo:
             for build in (ref, here):
                 results[(label, build.name)] = results.get((label, build.name), [])[1:]
+        one_trace = _one_trace_of(outputs.get(("rank pass", ref.name), ""), ranks)
+        each_rank = _each_rank_in_turn(ref, ranks, args.repeat) if one_trace else None
         keys: dict[tuple[str, str], list[float]] = {}
         code = KEYS.format(bench=str(HERE))
         for _ in range(args.repeat):
@@ -167,12 +173,39 @@ def main() -> None:
             f"{label:36} {wa:8.2f}s {wb:6.2f}s {wb / wa:6.2f} {ca:7.2f}s {cb:6.2f}s"
             f" {ma / 2**20:6.0f}MB {mb / 2**20:5.0f}MB"
         )
+    if one_trace and each_rank:
+        wall, cpu = each_rank
+        print(
+            f"  {args.ref}'s `summary DIR` summarised one trace of the set ({one_trace}), not its"
+            f" ranks; `summary` of each rank in turn took it {wall:.2f} s ({cpu:.2f} s CPU)"
+        )
     for key in ("t", "x"):
         shown = [
             f"{statistics.median(keys[(name, key)]):.0f} ms" if (name, key) in keys else "n/a"
             for name in (args.ref, "this build")
         ]
         print(f"pane key {key!r} to its first frame: ref {shown[0]}, this build {shown[1]}")
+
+
+def _one_trace_of(output: str, ranks: Path) -> str | None:
+    """The file a build's `summary DIR` summarised, where it took one trace of the set rather
+    than the rank set (older builds did: their first line names the file)."""
+    first = output.partition("\n")[0].strip()
+    return Path(first).name if first and Path(first).parent == ranks else None
+
+
+def _each_rank_in_turn(build: Build, ranks: Path, repeat: int) -> tuple[float, float] | None:
+    """Median (wall s, CPU s) of `summary` run on each rank's file in turn: what the rank pass
+    stands for on a build without one."""
+    files = sorted(p for p in ranks.iterdir() if p.is_file())
+    rounds = []
+    for _ in range(repeat):
+        try:
+            done = [run(build, ["-m", "tui", "summary", str(f)], {}) for f in files]
+        except RuntimeError:
+            return None
+        rounds.append((sum(d[0] for d in done), sum(d[1] for d in done)))
+    return statistics.median(r[0] for r in rounds), statistics.median(r[1] for r in rounds)
 
 
 if __name__ == "__main__":
