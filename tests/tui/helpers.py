@@ -137,6 +137,18 @@ def drawn(app: Any) -> str:
     return console.file.getvalue()
 
 
+async def resized(pilot: Any, app: Any, width: int, height: int) -> None:
+    """Resize the terminal, then wait until the screen is laid out at that size and what its
+    widgets do about it is done: Pilot's own wait, in short windows, can end before the app
+    has passed the resize on to the screen."""
+    await pilot.resize_terminal(width, height)
+    for _ in range(200):
+        if app.screen.size == (width, height):
+            break
+        await pilot.pause(0.01)
+    await built(app, pilot)
+
+
 async def built(app, pilot) -> None:
     """Until what the app builds in threads (the call tree, the roofline) is shown."""
     await app.workers.wait_for_complete()

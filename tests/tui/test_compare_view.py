@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import DataTable
 
 from tests.model.test_diff import step_trace
-from tests.tui.helpers import loaded, notes
+from tests.tui.helpers import loaded, notes, resized
 from tui.model.analysis.steps import step_windows
 from tui.widgets.diff_pane import DiffPane
 
@@ -110,8 +110,7 @@ async def test_at_80_columns_the_diff_pane_narrows_its_names_so_new_and_status_s
         grid = app.query_one("#diff", DataTable)
         header = grid.render_line(0).text
         assert "NEW" in header and "Status" in header, header
-        await pilot.resize_terminal(160, 30)
-        await pilot.pause()
+        await resized(pilot, app, 160, 30)
         names = [str(grid.get_row_at(k)[0]) for k in range(grid.row_count)]
         assert any(len(n) > 40 for n in names)  # room again: the name's first 48 cells
 

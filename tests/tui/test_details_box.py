@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.bench.gen_trace import generate
 from tests.conftest import DATA
-from tests.tui.helpers import loaded, notes
+from tests.tui.helpers import loaded, notes, resized
 from tests.tui.test_key_fuzz import _play
 from tui.screens.trace import DETAILS_ROWS
 from tui.widgets.timeline import Timeline
@@ -17,8 +17,7 @@ async def test_few_lanes_leave_their_spare_rows_to_the_details():
         timeline, box = app.query_one(Timeline), app.screen.query_one("#details")
         assert timeline.size.height == len(timeline.rows)  # every lane shown, no row spare
         assert box.outer_size.height > 2 * DETAILS_ROWS
-        await pilot.resize_terminal(100, 24)
-        await pilot.pause()
+        await resized(pilot, app, 100, 24)
         assert timeline.size.height == len(timeline.rows) and box.outer_size.height > DETAILS_ROWS
 
 

@@ -6,7 +6,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded
+from tests.tui.helpers import loaded, resized
 from tui.widgets.key_footer import KeyFooter
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.timeline import Timeline
@@ -87,8 +87,7 @@ async def test_a_narrow_footer_keeps_help_at_its_end(keys):
         assert _line(footer).endswith("? Help")
         narrow = footer.shown()
         assert narrow[-1].end <= 80
-        await pilot.resize_terminal(200, 24)
-        await pilot.pause()
+        await resized(pilot, app, 200, 24)
         wide = footer.shown()
         assert len(wide) > len(narrow) and wide[-1].description == "Help"
         assert _line(footer).startswith(" ".join(f"{k.label} {k.description}" for k in narrow[:-1]))

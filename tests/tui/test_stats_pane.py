@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import DATA, TORCH_ORDER, WORK_HEADERS
-from tests.tui.helpers import drawn, loaded
+from tests.tui.helpers import drawn, loaded, resized
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -240,8 +240,7 @@ async def test_at_80_columns_the_columns_that_matter_come_first(shared):
         assert all(len(str(table.get_cell_at((r, 0)))) <= 24 for r in range(table.row_count))
         await pilot.press("4")  # the fourth column now: Self CUDA
         assert table.sort_key == "self_cuda"
-        await pilot.resize_terminal(200, 50)
-        await pilot.pause()
+        await resized(pilot, app, 200, 50)
         assert [c.header for c in table.columns_spec][:3] == ["Name", "Self CPU %", "Self CPU"]
 
 
@@ -338,8 +337,7 @@ async def test_the_name_column_keeps_its_width_after_a_resize_and_a_filter(share
         await pilot.press("t")
         table = app.query_one(StatsTable)
         await pilot.press("p", "5")  # frames listed, by CPU total: a long one on top
-        await pilot.resize_terminal(160, 45)
-        await pilot.pause(0.2)
+        await resized(pilot, app, 160, 45)
         assert table.render_line(1).text.startswith(" torch/nn/modules/module.py(1743): _call_impl")
         await pilot.press("slash", "X")
         await pilot.pause(0.2)

@@ -14,7 +14,7 @@ import pytest
 from textual import events
 
 from tests.conftest import DATA
-from tests.tui.helpers import loaded, notes
+from tests.tui.helpers import loaded, notes, resized
 from tui.model.present.raster import gap_cells
 from tui.screens.help import HelpScreen
 from tui.widgets.lane_canvas import CACHED_SCREENS
@@ -218,8 +218,7 @@ async def test_a_repeated_render_is_a_cache_hit(ui):
 async def test_resizing_keeps_working(ui):
     pilot, t = ui
     for size in ((80, 24), (200, 60), (40, 12)):
-        await pilot.resize_terminal(*size)
-        await pilot.pause()
+        await resized(pilot, t.app, *size)
         assert len(t.render_line(4).text) == t.size.width
         await pilot.press("right", "w", "d")
 
