@@ -46,9 +46,10 @@ def dump_rows(found: ShapeRows) -> dict[str, Any]:
 
 
 def read_rows(kept: Any) -> ShapeRows:
-    # The starts in time order, as the roofline counts a window's calls (a kept file is text).
+    # The starts come back in the time order they were kept in (the facts' version digests
+    # the roofline's code, so rows kept by a build that did not sort them are derived again).
     rows = [
-        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(sorted(row["starts"]))})
+        ShapeRow(**{**row, "work": Work(**row["work"]), "starts": tuple(row["starts"])})
         for row in kept["rows"]
     ]
     call_rows = np.asarray(kept["call_rows"], np.int64)
