@@ -138,13 +138,14 @@ def test_view_starts_the_viewer_as_its_own_process(tmp_path, monkeypatch):
 
 def test_out_may_name_a_folder_for_several_sizes(tmp_path, capsys):
     pytest.importorskip("torch")
-    folder = tmp_path / "prof"
-    done = run("matmul", "--size", "4,8", "--device", "cpu", "--steps", "1", "--out", f"{folder}/")
-    assert done.returncode == 0, done.stderr
-    names = sorted(p.name for p in folder.iterdir())
-    assert names == ["matmul_4_cpu.pt.trace.json.gz", "matmul_8_cpu.pt.trace.json.gz"]
     from profiling.cli import main
 
+    folder = tmp_path / "prof"
+    sizes = ["matmul", "--size", "4,8", "--device", "cpu", "--steps", "1"]
+    assert main([*sizes, "--out", f"{folder}/"]) == 0
+    names = sorted(p.name for p in folder.iterdir())
+    assert names == ["matmul_4_cpu.pt.trace.json.gz", "matmul_8_cpu.pt.trace.json.gz"]
+    capsys.readouterr()
     assert (
         main(["matmul", "--size", "4,8", "--device", "cpu", "--out", str(tmp_path / "o.json")]) == 2
     )
