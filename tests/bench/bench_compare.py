@@ -6,11 +6,12 @@ as a fresh process, the two builds taking turns, each with its own model cache; 
 wall time, CPU time (user + sys) and peak RSS are printed with this build's ratio to the ref's.
 
 Paths: the first open (`info --no-cache`) of synthetic traces of each `--events` size, one
-process and two workers; a cached open (`info`); `summary`; `diff` of the first trace against
-itself; `summary` of a generated rank set (the rank pass; where the ref's `summary DIR` took one
-trace of the set, as 4685252's did, its time to summarise each rank in turn is printed too); and
-the stats pane's keys (bench_keys.py's `t` and `x`, to the first frame) where the ref's app can
-be driven that way.
+process, two and four workers (and this build's speed-up over one worker, round by round); a
+cached open (`info`); `summary`; `diff` of the first trace against itself; `summary` of a
+generated rank set (the rank pass; where the ref's `summary DIR` took one trace of the set, as
+4685252's did, its time to summarise each rank in turn is printed too); and the stats pane's
+keys (bench_keys.py's `t` and `x`, to the first frame) where the ref's app can be driven that
+way.
 
 Usage: python tests/bench/bench_compare.py REF [--events 1000000 5000000] [--repeat 3]
        [--ranks 16]
@@ -101,7 +102,7 @@ def paths(sizes: list[int], ranks: Path) -> list[tuple[str, list[str], dict[str,
     for events in sizes:
         path = str(trace_file(events))
         label = f"{events / 1e6:g}M"
-        for workers in ("1", "2"):
+        for workers in ("1", "2", "4"):
             first_open = ["-m", "tui", "info", "--no-cache", path]
             env = {"TRACE_TUI_WORKERS": workers}
             out.append((f"first open {label}, {workers} worker(s)", first_open, env))
@@ -173,6 +174,8 @@ def main() -> None:
             f"{label:36} {wa:8.2f}s {wb:6.2f}s {wb / wa:6.2f} {ca:7.2f}s {cb:6.2f}s"
             f" {ma / 2**20:6.0f}MB {mb / 2**20:5.0f}MB"
         )
+    for events in args.events:
+        print(_scaling(results, f"{events / 1e6:g}M"))
     if one_trace and each_rank:
         wall, cpu = each_rank
         print(
@@ -185,6 +188,19 @@ def main() -> None:
             for name in (args.ref, "this build")
         ]
         print(f"pane key {key!r} to its first frame: ref {shown[0]}, this build {shown[1]}")
+
+
+def _scaling(results: dict[tuple[str, str], list[tuple[float, float, int]]], size: str) -> str:
+    """This build's first open with two and four workers against one, round by round (the rounds
+    ran interleaved, so each ratio compares runs of the same minute)."""
+    one = [wall for wall, _, _ in results[(f"first open {size}, 1 worker(s)", "this build")]]
+    said = []
+    for workers in ("2", "4"):
+        runs = results[(f"first open {size}, {workers} worker(s)", "this build")]
+        ratios = [a / b for a, (b, _, _) in zip(one, runs, strict=True)]
+        each = ", ".join(f"{r:.2f}" for r in ratios)
+        said.append(f"{workers} workers {each} (median {statistics.median(ratios):.2f}x)")
+    return f"  {size}, this build's speed-up over one worker, by round: " + "; ".join(said)
 
 
 def _one_trace_of(output: str, ranks: Path) -> str | None:
