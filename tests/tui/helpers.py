@@ -142,8 +142,17 @@ async def resized(pilot: Any, app: Any, width: int, height: int) -> None:
     widgets do about it is done: Pilot's own wait, in short windows, can end before the app
     has passed the resize on to the screen."""
     await pilot.resize_terminal(width, height)
-    for _ in range(200):
-        if app.screen.size == (width, height):
+    # `screen.size` is the driver's at once; the screen is laid out at that size only once the
+    # app has passed the resize on to it (its compositor's size), and its widgets are sent their
+    # own Resize then (a pane fits its table's columns, the footer its keys, there): until that
+    # is done, no layout is pending and no widget has a message waiting.
+    for _ in range(300):
+        screen = app.screen
+        busy = app.message_queue_size or any(
+            node.message_queue_size for node in screen.walk_children(with_self=True)
+        )
+        laid_out = screen._compositor.size == (width, height) and not screen._layout_required
+        if laid_out and not busy:
             break
         await pilot.pause(0.01)
     await built(app, pilot)
