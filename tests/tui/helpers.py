@@ -155,6 +155,8 @@ async def resized(pilot: Any, app: Any, width: int, height: int) -> None:
         if laid_out and not busy:
             break
         await pilot.pause(0.01)
+    else:
+        raise AssertionError(f"the screen was not laid out at {width}x{height} in 3 s")
     await built(app, pilot)
 
 

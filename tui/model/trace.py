@@ -202,6 +202,9 @@ class Trace:
             with self._deriving.setdefault(key, threading.Lock()):
                 if key not in self.derived:
                     self.derived[key] = compute()
+            # Derived: later askers read the slot without the lock (one a window or a scope
+            # would otherwise stay for the trace's life).
+            self._deriving.pop(key, None)
         return cast(T, self.derived[key])
 
     def name_test(self, test: Callable[[str], object], among: I32 | None = None) -> Bool:
