@@ -276,12 +276,12 @@ def _repairs(trace: Trace) -> list[Finding]:
         rows = np.arange(lane.lo, lane.hi, dtype=np.int64)
         if not len(rows):
             continue
-        rows_at = s.depth[rows]
-        depth = rows_at.astype(np.int64)
+        row_of = s.depth[lane.lo : lane.hi]  # the lane's slices are contiguous: a view
+        depth = row_of.astype(np.int64)
         extra += rows[depth >= lane.levels].tolist()
         # By row, then start: the lane's slices are in start order already, so a stable sort
         # by row alone is that order (a radix sort of the int16 rows, a third of lexsort's time).
-        order = np.argsort(rows_at, kind="stable")
+        order = np.argsort(row_of, kind="stable")
         ordered, d = rows[order], depth[order]
         end = s.start[ordered] + s.dur[ordered]
         same_row = d[1:] == d[:-1]
