@@ -8,9 +8,15 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+
+# The collector's passes come less often, from the start: at Python's own thresholds, its passes
+# over what collection makes (every module, test and fixture object) were 0.4 s of each
+# process's 2.8 s of collection.
+gc.set_threshold(10_000, 10, 10)
 
 # Tests and the programs they start never touch the user's model cache, and hypothesis keeps
 # nothing in the source tree: both live in one temporary folder, removed at the end.
@@ -32,6 +38,32 @@ import textual._wait  # noqa: E402 (after TEXTUAL_FPS: Textual reads it on impor
 
 textual._wait.SLEEP_GRANULARITY = 0.005
 textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
+
+from textual.css.stylesheet import Stylesheet  # noqa: E402
+
+# Each app parses the same CSS again (its stylesheet's cache is its own): a fifth of an app
+# start's CPU, and the suite starts some 250 apps. Parsed once per process here; the parse is a
+# pure function of the text, where it was read from and the theme's variables, which the key
+# holds, and the rule sets it makes are only read after.
+_parsed: dict[tuple[object, ...], list[Any]] = {}
+_parse_rules = Stylesheet._parse_rules
+
+
+def _parse_rules_once(
+    self: Stylesheet,
+    css: str,
+    read_from: Any,
+    is_default_rules: bool = False,
+    tie_breaker: int = 0,
+    scope: str = "",
+) -> list[Any]:
+    key = (css, read_from, is_default_rules, tie_breaker, scope, *sorted(self._variables.items()))
+    if key not in _parsed:
+        _parsed[key] = _parse_rules(self, css, read_from, is_default_rules, tie_breaker, scope)
+    return _parsed[key]
+
+
+Stylesheet._parse_rules = _parse_rules_once  # type: ignore[method-assign]
 
 from hypothesis import settings  # noqa: E402 (reads its storage folder on import)
 
@@ -124,10 +156,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     # The collector's full passes walked every module, test and fixture object at each of the
     # app starts' collections (a fifth of the Pilot tests' CPU): what collection made is set
-    # aside for the session, and the passes come less often.
+    # aside for the session.
     gc.collect()
     gc.freeze()
-    gc.set_threshold(10_000, 10, 10)
 
     # Alone, mypy is started at once, on the other core (tests/tools.py); among workers, each
     # collects every test, so it starts in the one that runs it.

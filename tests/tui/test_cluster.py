@@ -28,6 +28,13 @@ pytestmark = pytest.mark.skipif(
 )
 
 DLRM = SHARED / "param" / "dlrm_kineto_ws8"
+# No dashboard, and the scheduler's HTTP server on a free port: with two clusters up, the second
+# one's warned that 8787 was taken.
+QUIET = {
+    "dashboard_address": None,
+    "scheduler_kwargs": {"dashboard_address": ":0"},
+    "silence_logs": logging.ERROR,
+}
 
 
 @pytest.fixture(scope="module")
@@ -37,24 +44,50 @@ def ranks(tmp_path_factory):
     return folder
 
 
-@pytest.mark.parametrize("which", ["generated", "shared"])
-def test_a_local_cluster_gives_what_the_local_pool_gives(ranks, which):
-    if which == "shared" and not DLRM.exists():
-        pytest.skip(f"{DLRM} is not here (the shared traces are not checked out)")
-    folder = str(ranks if which == "generated" else DLRM)
-    here = run("summary", folder, "--format", "json", "--no-cache", "--workers", "2")
+@pytest.fixture(scope="module")
+def scheduler():
+    """A running cluster of two worker processes, reached at its address as a user reaches one
+    (`--cluster tcp://...`): one cluster for the tests that only ask it for work (each one a
+    cluster of its own took 2 s of CPU to start and stop)."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, **QUIET) as local:
+        yield local.scheduler_address
+
+
+def test_a_local_cluster_gives_what_the_local_pool_gives(ranks):
+    """`local:2`, as a user starts it: the command starts the cluster and stops it, and Dask
+    says nothing on stderr."""
+    here = run("summary", str(ranks), "--format", "json", "--no-cache", "--workers", "2")
     there = run(
-        "summary", folder, "--format", "json", "--no-cache", "--cluster", "local:2", process=True
+        "summary",
+        str(ranks),
+        "--format",
+        "json",
+        "--no-cache",
+        "--cluster",
+        "local:2",
+        process=True,
     )
     assert there.returncode == 0, there.stderr
     assert json.loads(there.stdout) == json.loads(here.stdout)
     assert not there.stderr
 
 
-def test_two_rank_sets_diff_on_a_cluster_as_here(ranks, tmp_path):
+def test_a_running_cluster_gives_what_the_local_pool_gives_on_real_ranks(scheduler):
+    if not DLRM.exists():
+        pytest.skip(f"{DLRM} is not here (the shared traces are not checked out)")
+    here = run("summary", str(DLRM), "--format", "json", "--no-cache", "--workers", "2")
+    there = run("summary", str(DLRM), "--format", "json", "--no-cache", "--cluster", scheduler)
+    assert there.returncode == 0, there.stderr
+    assert json.loads(there.stdout) == json.loads(here.stdout)
+    assert not there.stderr
+
+
+def test_two_rank_sets_diff_on_a_cluster_as_here(ranks, scheduler, tmp_path):
     write_rank_set(tmp_path, ranks=6, steps=3, slow_rank=1, slow_step=2, compute_us=7000)
     args = ["diff", str(ranks), str(tmp_path), "--format", "json", "--no-cache"]
-    there = run(*args, "--cluster", "local:2", process=True)
+    there = run(*args, "--cluster", scheduler)
     assert there.returncode == 0, there.stderr
     assert json.loads(there.stdout) == json.loads(run(*args).stdout)
 
@@ -62,9 +95,7 @@ def test_two_rank_sets_diff_on_a_cluster_as_here(ranks, tmp_path):
 def test_a_worker_killed_mid_pass_loses_no_other_rank(ranks):
     import distributed
 
-    local = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
-    )
+    local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, **QUIET)
     client = distributed.Client(local)
     try:
         pids = list(client.run(os.getpid).values())
@@ -89,13 +120,10 @@ def test_a_worker_killed_mid_pass_loses_no_other_rank(ranks):
     assert sum(isinstance(r, RankStats) for r in results) >= len(alone) - 1
 
 
-async def test_the_rank_view_summarises_on_a_cluster(ranks):
+async def test_the_rank_view_summarises_on_a_cluster(ranks, scheduler):
     import distributed
 
-    local = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.ERROR
-    )
-    client = distributed.Client(local)
+    client = distributed.Client(scheduler)
     try:
         with distributed.get_task_stream(client) as stream:
             async with loaded(ranks, (120, 40), executor=client.get_executor()) as (_pilot, app):
@@ -107,7 +135,6 @@ async def test_the_rank_view_summarises_on_a_cluster(ranks):
         assert len(ran) == 6  # every rank was summarised on the cluster
     finally:
         client.close()
-        local.close()
 
 
 class _Client:
