@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import gzip
 import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pytest
+
+if TYPE_CHECKING:
+    from tui.model.trace import Trace
 
 # The collector's passes come less often, from the start: at Python's own thresholds, its passes
 # over what collection makes (every module, test and fixture object) were 0.4 s of each
@@ -137,6 +141,16 @@ def shared_traces() -> list[Path]:
         and not p.name.startswith(".")
         and "reports" not in p.relative_to(SHARED).parts
     )
+
+
+@functools.cache
+def shared_model(path: Path) -> Trace:
+    """The model of a trace in ../shared/traces, loaded once per test process for the tests that
+    read it: a dozen modules check the same real traces, and loading them again was 4 s of the
+    suite's CPU (all 82 together hold 175 MB)."""
+    from tui.model.ingest import load_trace
+
+    return load_trace(path)
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.tui.helpers import built, loaded, run
 from tui.model.analysis.call_tree import bottom_up, call_tree
 from tui.model.analysis.ops import UNLAUNCHED, op_stats
@@ -233,7 +234,7 @@ def test_an_empty_view_says_why(tmp_path):
 
 
 def test_the_heaviest_gpu_path_of_the_qwen_trace(shared):
-    trace = load_trace(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz")
+    trace = shared_model(shared / "tracelens" / "h100_qwen1.5_0.5b_chat.json.gz")
     gpu = call_tree(trace, weight="gpu")
     path = [gpu.label(n) for n in gpu.heaviest_path()]
     assert "nn.Module: Qwen2Model_0" in path and path[-1].startswith("aten::")

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tests.conftest import raw_events
+from tests.conftest import raw_events, shared_model
 from tests.tui.helpers import run
 from tui.model.analysis.collectives import collectives
 from tui.model.analysis.gpu_time import COMM, work_class
@@ -199,5 +199,5 @@ def _oracle_comm_count(path):
     ],
 )
 def test_the_communication_kernels_match_a_plain_python_oracle_on_real_traces(shared, name):
-    trace = load_trace(shared / name)
+    trace = shared_model(shared / name)
     assert int(np.count_nonzero(work_class(trace) == COMM)) == _oracle_comm_count(shared / name)

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.tui.helpers import run
 from tui.model.analysis.compiled import compiled, under_region
 from tui.model.analysis.summary import summarize
@@ -96,11 +97,11 @@ def test_the_autograd_wrapper_of_a_compiled_backward_is_no_region():
 
 
 def test_a_trace_without_regions_has_no_line(shared):
-    plain = summarize(load_trace(shared / "tracelens" / "h100_bert_small.json.gz"))
+    plain = summarize(shared_model(shared / "tracelens" / "h100_bert_small.json.gz"))
     assert plain.compiled is None
 
 
 def test_the_shared_compile_trace_runs_all_its_kernels_compiled(shared):
-    trace = load_trace(shared / "tracelens" / "mi300_torch_compile_triton.json.gz")
+    trace = shared_model(shared / "tracelens" / "mi300_torch_compile_triton.json.gz")
     found = compiled(trace)
     assert found.kernels == 12 and found.share == pytest.approx(1.0)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import raw_events
+from tests.conftest import raw_events, shared_model
 from tui.model.analysis.attribution import attribute
 from tui.model.analysis.ops import op_stats
 from tui.model.ingest import load_trace
@@ -225,5 +225,5 @@ def _oracle_external_id_count(path):
     ],
 )
 def test_the_external_id_join_matches_a_plain_python_oracle_on_real_traces(shared, name):
-    placed = attribute(load_trace(shared / name)).placed_by()["external_id"]
+    placed = attribute(shared_model(shared / name)).placed_by()["external_id"]
     assert placed == _oracle_external_id_count(shared / name)

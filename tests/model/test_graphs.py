@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.tui.helpers import loaded, run
 from tui.model.analysis.graphs import graphs, nodes
 from tui.model.analysis.ops import op_rows, op_stats
@@ -151,7 +152,7 @@ async def test_square_brackets_go_from_a_launch_to_its_kernels_and_back(trace):
 
 
 def test_the_shared_vllm_decode_is_one_replay_of_421_kernels(shared):
-    trace = load_trace(shared / "tracelens" / "mi300_vllm_graph_execution_full.json.gz")
+    trace = shared_model(shared / "tracelens" / "mi300_vllm_graph_execution_full.json.gz")
     found = graphs(trace)
     (graph,) = found.graphs
     assert (graph.calls, graph.kernels) == (1, 421)

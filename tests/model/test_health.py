@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.tui.helpers import loaded, run
 from tui.model.analysis.health import health
 from tui.model.ingest import load_trace
@@ -130,12 +131,12 @@ def _torch_counts(path) -> dict[str, int]:
     return dict(collections.Counter(v.rule_name for v in violations))
 
 
-def _ours(path) -> dict[str, int]:
-    return {f.rule: f.count for f in health(load_trace(path)).checks}
+def _ours(trace) -> dict[str, int]:
+    return {f.rule: f.count for f in health(trace).checks}
 
 
 def test_the_hand_made_trace_breaks_torchs_rules_as_counted(broken):
-    assert _ours(broken) == _torch_counts(broken)
+    assert _ours(load_trace(broken)) == _torch_counts(broken)
 
 
 @pytest.mark.parametrize(
@@ -150,7 +151,7 @@ def test_the_hand_made_trace_breaks_torchs_rules_as_counted(broken):
     ],
 )
 def test_the_counts_equal_torchs_validator_on_real_traces(shared, name):
-    assert _ours(shared / name) == _torch_counts(shared / name)
+    assert _ours(shared_model(shared / name)) == _torch_counts(shared / name)
 
 
 def test_info_and_its_json_list_them(broken):

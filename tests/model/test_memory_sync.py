@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from tests.conftest import DATA
+from tests.conftest import DATA, shared_model
 from tui.model.analysis.gaps import idle_gaps
 from tui.model.analysis.memory import OUTSIDE_OPS, counter_series, peaks
 from tui.model.analysis.ops import op_stats
@@ -112,6 +112,6 @@ def test_devices_are_named_as_torch_names_them():
 
 def test_a_rocm_traces_memory_rows_are_named_hip(shared):
     """MI300X (ROCm): its allocator records say HIP (c10 device type 6)."""
-    trace = load_trace(shared / "tracelens" / "mi300_bert_small.json.gz")
+    trace = shared_model(shared / "tracelens" / "mi300_bert_small.json.gz")
     names = {c.name for c in counter_series(trace)}
     assert {"hip:0 allocated", "hip:0 reserved"} <= names and not any("device6" in n for n in names)

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from tests.conftest import shared_model
 from tui.model.analysis.op_work import kernel_work, op_work
 from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
@@ -114,7 +115,7 @@ def test_summary_json_rows_carry_the_columns(trace):
 
 @pytest.mark.parametrize("name", ["h100_bert_small.json.gz", "h100_qwen1.5_0.5b_chat.json.gz"])
 def test_op_rows_sum_the_by_shape_rows_on_real_traces(shared, name):
-    trace = load_trace(shared / "tracelens" / name)
+    trace = shared_model(shared / "tracelens" / name)
     r = roofline(trace)
     ops = op_work(trace, r)
     by_name: dict[str, list[int]] = {}

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.model.test_roofline import _theirs
 from tests.tui.helpers import run
 from tui.model.analysis.replay_work import with_replays
@@ -144,8 +145,8 @@ def test_replayed_gemms_equal_tracelens(shared, replay, capture, report):
     """FLOPs per call within 1% and TFLOP/s within 5% of TraceLens's sheets for the replays'
     GEMMs; FLOPs and bytes of the other ops it has sheets for (RMSNorm, silu_and_mul, rotary
     embedding, copies) within 1% too."""
-    trace = load_trace(shared / "tracelens" / replay)
-    r = with_replays(roofline(trace), trace, load_trace(shared / "tracelens" / capture))
+    trace = shared_model(shared / "tracelens" / replay)
+    r = with_replays(roofline(trace), trace, shared_model(shared / "tracelens" / capture))
     assert r.replays_matched >= 1
     ours = {(row.name, row.dims, row.concrete, row.types): row for row in r.rows}
     gemms, names = 0, set()

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from tests.conftest import shared_model
 from tests.model.test_above_roof import write_calls
 from tui.model.analysis.device_peaks import peaks_for
 from tui.model.analysis.perf_model import work_of
@@ -231,7 +232,8 @@ def _same_work(row, t, key):
 @pytest.mark.parametrize("trace, report", REPORTS, ids=lambda v: v.split("/")[-1][:14])
 def test_flops_bytes_and_rates_equal_tracelens_per_unique_shape(shared, trace, report):
     ours = {
-        (r.name, r.dims, r.concrete, r.types): r for r in roofline(load_trace(shared / trace)).rows
+        (r.name, r.dims, r.concrete, r.types): r
+        for r in roofline(shared_model(shared / trace)).rows
     }
     checked = set()
     for key, t in _theirs(shared, report).items():
@@ -252,7 +254,7 @@ def test_flops_bytes_and_rates_equal_tracelens_per_unique_shape(shared, trace, r
 def test_library_ops_equal_tracelens_on_vllm(shared):
     """vLLM's decode replays CUDA graphs: TraceLens's sheet for the replayed window takes the
     shapes from the capture trace, which is read here (its calls and times are the capture's)."""
-    trace = load_trace(shared / "tracelens" / "mi300_vllm_graph_capture_full.pt.trace.json.gz")
+    trace = shared_model(shared / "tracelens" / "mi300_vllm_graph_capture_full.pt.trace.json.gz")
     ours = {(r.name, r.dims, r.concrete, r.types): r for r in roofline(trace).rows}
     names = set()
     for key, t in _theirs(shared, "mi300_vllm_graph_execution_full").items():
@@ -293,7 +295,7 @@ def test_an_ops_details_say_what_it_computed_and_how_fast(shared):
     from tui.model.analysis.ops import op_rows
     from tui.model.present.details import slice_details
 
-    trace = load_trace(shared / REPORTS[0][0])
+    trace = shared_model(shared / REPORTS[0][0])
     big = next(
         int(r)
         for r in op_rows(trace, "aten::addmm")
@@ -310,7 +312,7 @@ def test_convolutions_equal_tracelens_but_where_only_one_gradient_is_asked_for(s
     """ResNet on MI300 (fwd and bwd convs, GEMMs, elementwise): everything equal, except the
     first layer's backward, whose output_mask asks for the weight's gradient only (the image
     needs none): TraceLens counts both gradients there, we count the one computed."""
-    trace = load_trace(shared / "tracelens" / "mi300_resnet_act_checkpoint_ws8_rank0.json.gz")
+    trace = shared_model(shared / "tracelens" / "mi300_resnet_act_checkpoint_ws8_rank0.json.gz")
     ours = {(r.name, r.dims, r.concrete, r.types): r for r in roofline(trace).rows}
     report = shared / "tracelens" / "reports" / "mi300_resnet_act_checkpoint_recompute"
     equal = halved = 0

@@ -9,6 +9,7 @@ import csv
 
 import pytest
 
+from tests.conftest import shared_model
 from tests.model.test_replay_work import _write
 from tui.model.analysis.iterations import Iteration
 from tui.model.analysis.perf_model import work_of
@@ -163,8 +164,8 @@ def test_replayed_paged_attention_equals_tracelens(shared, replay, capture, repo
     sheet = shared / "tracelens" / "reports" / report / "InferenceAttention_fwd.csv"
     with sheet.open(encoding="utf-8") as f:
         theirs = [r for r in csv.DictReader(f) if r["GFLOPS_first"] not in ("", "0.0")]
-    trace = load_trace(shared / "tracelens" / replay)
-    r = with_replays(roofline(trace), trace, load_trace(shared / "tracelens" / capture))
+    trace = shared_model(shared / "tracelens" / replay)
+    r = with_replays(roofline(trace), trace, shared_model(shared / "tracelens" / capture))
     ours = [row for row in r.rows if row.work.kind == ATTENTION]
     assert ours and theirs
     for row in ours:

@@ -12,7 +12,7 @@ from decimal import Decimal
 import numpy as np
 import pytest
 
-from tests.conftest import SHARED, raw_events, shared_traces
+from tests.conftest import SHARED, raw_events, shared_model, shared_traces
 from tui.model.analysis.ops import op_stats
 from tui.model.analysis.summary import OUTSIDE_GAPS, summarize
 from tui.model.errors import TraceError
@@ -58,10 +58,10 @@ def _expected(events: list) -> tuple[Counter, int, Counter]:
     ids=lambda p: str(p.relative_to(SHARED)),
 )
 def real(request):
-    """(its events parsed by orjson, the model): each file parsed and loaded once
-    for all the tests below (pytest runs a module-scoped parameter's tests together)."""
+    """(its events parsed by orjson, the model): each file parsed once for all the tests below
+    (pytest runs a module-scoped parameter's tests together), and loaded once per process."""
     path = request.param
-    return raw_events(path), load_trace(path)
+    return raw_events(path), shared_model(path)
 
 
 def test_real_trace_matches_an_independent_count(real):
@@ -275,7 +275,7 @@ def test_epoch_timestamps_are_exact_to_the_nanosecond(shared, name):
         for e in events
         if e.get("ph") == "X" and isinstance(e.get("ts"), int | Decimal)
     )
-    trace = load_trace(shared / name)
+    trace = shared_model(shared / name)
     ours = Counter(trace.slices.start.tolist())
     assert not expected - ours  # every X start, exactly
     assert trace.base_time_ns is not None and trace.base_time_ns % 1000 == 0
