@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+_BYTECODE = {k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITEBYTECODE"}
 
 
 def run(*args: str, cwd: Path = ROOT, pre: str = "") -> subprocess.CompletedProcess[str]:
@@ -21,7 +23,9 @@ def run(*args: str, cwd: Path = ROOT, pre: str = "") -> subprocess.CompletedProc
         text=True,
         cwd=cwd,
         timeout=300,
-        env={"PYTHONPATH": str(ROOT), "PATH": ""},
+        # Nothing of the caller's but where the code is, and whether to write byte code (these
+        # processes wrote it into the checkout where this environment asks for none).
+        env={"PYTHONPATH": str(ROOT), "PATH": "", **_BYTECODE},
     )
 
 
