@@ -187,7 +187,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if _WORKER is None:
         shutil.rmtree(_SCRATCH, ignore_errors=True)
     # What is left is the session's garbage, mostly the closed apps' cycles: pytest collects it
-    # five times after this hook, to warn of errors in finalizers (a warning, never a failure),
-    # and freeing up to 3M objects was 2-3 s at the end of each worker, the last one's on the
-    # suite's wall time. A finalizer's error during the run is still reported with its test.
+    # five times after this hook, to warn of errors in finalizers (a warning: no filterwarnings
+    # here makes it an error), and freeing up to 3M objects was 2-3 s at the end of each worker,
+    # the last one's on the suite's wall time. During the run, such an error is still a warning
+    # on the test running when its cycle is collected.
     gc.freeze()

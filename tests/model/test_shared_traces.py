@@ -115,7 +115,7 @@ def test_truncated_copies_load_fewer_events_or_fail_clearly(shared, tmp_path, na
     raw = path.read_bytes()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
-    full = len(load_trace(path).slices)
+    full = len(shared_model(path).slices)
     cut_file = tmp_path / "cut.json"
     for i in range(1, 25):
         cut_file.write_bytes(raw[: len(raw) * i // 25])
@@ -225,7 +225,7 @@ def test_gpu_time_matches_tracelenss_gpu_timeline(shared, report):
 
     with open(REPORTS / report / "gpu_timeline.csv") as f:
         theirs = {row["type"]: float(row["time ms"]) for row in csv.DictReader(f)}
-    trace = load_trace(SHARED / "tracelens" / TRACELENS[report])
+    trace = shared_model(SHARED / "tracelens" / TRACELENS[report])
     s = trace.slices
     gpu = np.flatnonzero(trace.kind_mask("gpu"))
     steps = [

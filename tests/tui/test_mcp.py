@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 import pytest
@@ -67,7 +68,13 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         command=sys.executable,
         args=["-m", "tui", "mcp"],
         cwd=str(ROOT),
-        env={"TRACE_TUI_CACHE_DIR": cache, "PATH": "/usr/bin:/bin"},
+        # and whether to write byte code: the server wrote it into the checkout where this
+        # environment asks for none
+        env={
+            "TRACE_TUI_CACHE_DIR": cache,
+            "PATH": "/usr/bin:/bin",
+            **{k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITEBYTECODE"},
+        },
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
