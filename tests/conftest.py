@@ -29,6 +29,9 @@ _SCRATCH = os.environ.get("TRACE_TUI_TESTS_SCRATCH") or tempfile.mkdtemp(prefix=
 os.environ["TRACE_TUI_TESTS_SCRATCH"] = _SCRATCH
 os.environ["TRACE_TUI_CACHE_DIR"] = os.path.join(_SCRATCH, "cache")
 os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = os.path.join(_SCRATCH, "hypothesis")
+# For the programs tests start with an environment of their own: whether to write byte code
+# (where this environment asks for none, they wrote it into the checkout).
+BYTECODE_SETTING = {k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITEBYTECODE"}
 # As the command sets it for itself (cli.main): numpy's OpenBLAS threads spin a while after
 # numpy is imported, in every test process and every program the tests start.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import BYTECODE_SETTING
+
 ROOT = Path(__file__).resolve().parents[2]
-_BYTECODE = {k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITEBYTECODE"}
 
 
 def run(*args: str, cwd: Path = ROOT, pre: str = "") -> subprocess.CompletedProcess[str]:
@@ -23,9 +23,8 @@ def run(*args: str, cwd: Path = ROOT, pre: str = "") -> subprocess.CompletedProc
         text=True,
         cwd=cwd,
         timeout=300,
-        # Nothing of the caller's but where the code is, and whether to write byte code (these
-        # processes wrote it into the checkout where this environment asks for none).
-        env={"PYTHONPATH": str(ROOT), "PATH": "", **_BYTECODE},
+        # Nothing of the caller's but where the code is and whether to write byte code.
+        env={"PYTHONPATH": str(ROOT), "PATH": "", **BYTECODE_SETTING},
     )
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sys
 
 import pytest
 
-from tests.conftest import DATA, SHARED
+from tests.conftest import BYTECODE_SETTING, DATA, SHARED
 from tests.tui.helpers import ROOT, run
 from tui.commands import mcp as server
 
@@ -68,13 +67,7 @@ async def test_every_tool_answers_what_the_command_prints(tmp_path, monkeypatch)
         command=sys.executable,
         args=["-m", "tui", "mcp"],
         cwd=str(ROOT),
-        # and whether to write byte code: the server wrote it into the checkout where this
-        # environment asks for none
-        env={
-            "TRACE_TUI_CACHE_DIR": cache,
-            "PATH": "/usr/bin:/bin",
-            **{k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITEBYTECODE"},
-        },
+        env={"TRACE_TUI_CACHE_DIR": cache, "PATH": "/usr/bin:/bin", **BYTECODE_SETTING},
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
