@@ -59,7 +59,7 @@ def test_the_help_lists_every_command_and_each_names_its_own_flags():
         assert set(expected[command.name]) <= set(_flags(command)), command.name
 
 
-@pytest.mark.parametrize(("first", "second"), itertools.combinations(VIEWS_AND_TABLES, 2))
+@pytest.mark.parametrize(("first", "second"), list(itertools.combinations(VIEWS_AND_TABLES, 2)))
 def test_one_table_or_view_at_a_time_is_argparse_s_refusal(first, second):
     done = run("summary", MISSING, first, second)
     assert done.returncode == 2 and done.stdout == ""
