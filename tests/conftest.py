@@ -150,10 +150,15 @@ def shared_traces() -> list[Path]:
 def shared_model(path: Path) -> Trace:
     """The model of a trace in ../shared/traces, loaded once per test process for the tests that
     read it: a dozen modules check the same real traces, and loading them again was 4 s of the
-    suite's CPU (all 82 together hold 175 MB)."""
-    from tui.model.ingest import load_trace
+    suite's CPU (all 82 together hold 175 MB).
 
-    return load_trace(path)
+    Parsed once for the whole session: the workers share a model cache of their own (the tests
+    of one trace run on two or three of them, and each parsed it again: 4 s more). The model a
+    worker reads back from it is the parsed one, as test_cache.py checks."""
+    from tui.model.ingest import load_trace
+    from tui.model.ingest.cache import ModelCache
+
+    return load_trace(path, cache=ModelCache(Path(_SCRATCH) / "shared-models"))
 
 
 @pytest.fixture
