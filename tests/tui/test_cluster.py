@@ -46,12 +46,13 @@ def ranks(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def scheduler():
-    """A running cluster of two worker processes, reached at its address as a user reaches one
+    """A running cluster of one worker process, reached at its address as a user reaches one
     (`--cluster tcp://...`): one cluster for the tests that only ask it for work (each one a
-    cluster of its own took 2 s of CPU to start and stop)."""
+    cluster of its own took 2 s of CPU to start and stop; the tests with two workers are the
+    `local:2` one and the one that kills a worker)."""
     import distributed
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, **QUIET) as local:
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, **QUIET) as local:
         yield local.scheduler_address
 
 
