@@ -15,6 +15,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.color import Color
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -37,6 +38,41 @@ from tui.widgets.timeline_view import View
 
 CACHED_SCREENS = 4  # strips kept: this many screens' worth, least recently drawn dropped first
 
+# The styles no theme changes, over the canvas's own: the bars by kind and the marks. Not
+# component classes: Textual styles each of a widget's component classes again at every focus
+# change and screen switch (about 80 us each), and the canvas had 22, the most of any widget.
+# Colours by their CSS names, as Textual reads them there: (background, colour, text style).
+FIXED: dict[str, tuple[str | None, str | None, str]] = {
+    "selected": (None, None, "reverse bold"),
+    "partner": (None, "yellow", "bold underline"),
+    "match": (None, None, "underline bold"),
+    "gap-device": (None, "red", ""),
+    "gap-selected": ("red", "yellow", "bold"),
+    "counter": (None, "darkcyan", ""),
+    "other": ("dimgray", "white", ""),
+    "cpu_op": ("royalblue", "white", ""),
+    "annotation": ("mediumpurple", "white", ""),
+    "python": ("darkgray", "black", ""),
+    "runtime": ("darkorange", "black", ""),
+    "kernel": ("seagreen", "white", ""),
+    "memcpy": ("goldenrod", "black", ""),
+    "memset": ("darkkhaki", "black", ""),
+    "comm": ("mediumvioletred", "white", ""),
+    "gpu_annotation": ("rebeccapurple", "white", ""),
+    "sync": ("indianred", "black", ""),
+}
+
+
+def _fixed(name: str) -> Style:
+    background, color, text = FIXED[name]
+    return Style(
+        bgcolor=Color.parse(background).rich_color if background else None,
+        color=Color.parse(color).rich_color if color else None,
+    ) + Style.parse(text or "none")
+
+
+_FIXED_STYLES = {name: _fixed(name) for name in FIXED}
+
 # A strip's key: everything that differs between two paints of one display row, the
 # generation first (bumped when the window, the matches, the rows or the styles change).
 StripKey = tuple[int, int, int, int, bool, bool, int]
@@ -45,19 +81,13 @@ StripKey = tuple[int, int, int, int, bool, bool, int]
 class LaneCanvas(ScrollView, can_focus=False):
     """Every row of a scene as bars over the view's window (the Timeline takes the keys)."""
 
+    # The styles a theme changes; the others are FIXED (below).
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "timeline--gutter",
         "timeline--pinned",
         "timeline--process",
         "timeline--cursor",
-        "timeline--selected",
-        "timeline--partner",
-        "timeline--match",
         "timeline--gap",
-        "timeline--gap-device",
-        "timeline--gap-selected",
-        "timeline--counter",
-        *(f"timeline--{kind}" for kind in KINDS),
     }
     DEFAULT_CSS = """
     LaneCanvas { background: $surface; scrollbar-size-vertical: 1; }
@@ -65,24 +95,7 @@ class LaneCanvas(ScrollView, can_focus=False):
     LaneCanvas > .timeline--pinned { color: $text; background: $boost; }
     LaneCanvas > .timeline--process { color: $text; text-style: bold; }
     LaneCanvas > .timeline--cursor { background: $accent; color: $text; text-style: bold; }
-    LaneCanvas > .timeline--selected { text-style: reverse bold; }
-    LaneCanvas > .timeline--partner { color: yellow; text-style: bold underline; }
-    LaneCanvas > .timeline--match { text-style: underline bold; }
     LaneCanvas > .timeline--gap { color: $text-muted; }
-    LaneCanvas > .timeline--gap-device { color: red; }
-    LaneCanvas > .timeline--gap-selected { color: yellow; background: red; text-style: bold; }
-    LaneCanvas > .timeline--counter { color: darkcyan; }
-    LaneCanvas > .timeline--other { background: dimgray; color: white; }
-    LaneCanvas > .timeline--cpu_op { background: royalblue; color: white; }
-    LaneCanvas > .timeline--annotation { background: mediumpurple; color: white; }
-    LaneCanvas > .timeline--python { background: darkgray; color: black; }
-    LaneCanvas > .timeline--runtime { background: darkorange; color: black; }
-    LaneCanvas > .timeline--kernel { background: seagreen; color: white; }
-    LaneCanvas > .timeline--memcpy { background: goldenrod; color: black; }
-    LaneCanvas > .timeline--memset { background: darkkhaki; color: black; }
-    LaneCanvas > .timeline--comm { background: mediumvioletred; color: white; }
-    LaneCanvas > .timeline--gpu_annotation { background: rebeccapurple; color: white; }
-    LaneCanvas > .timeline--sync { background: indianred; color: black; }
     """
 
     class AreaChanged(Message):
@@ -304,25 +317,32 @@ class LaneCanvas(ScrollView, can_focus=False):
         return f" {mark} {name}"
 
     def _look(self, name: str) -> Style:
-        """The canvas's style (`name` ""), or it with a component class's over it."""
+        """The canvas's style (`name` ""), or it with a component class's or a FIXED style's
+        over it (`timeline--NAME`)."""
         look = self._looks.get(name)
         if look is None:
             base = self.rich_style
-            look = base + self.get_component_rich_style(name) if name else base
+            fixed = _FIXED_STYLES.get(name.removeprefix("timeline--"))
+            if not name:
+                look = base
+            elif fixed is not None:
+                look = base + fixed
+            else:
+                look = base + self.get_component_rich_style(name)
             self._looks[name] = look
         return look
 
     def _palette(self) -> Palette:
-        style = self.get_component_rich_style
+        look = self._look
         self._palette_now = Palette(
-            base=self._look(""),
-            kinds=[style(f"timeline--{kind}") for kind in KINDS],
-            selected=style("timeline--selected"),
-            partner=style("timeline--partner"),
-            match=style("timeline--match"),
-            gap=style("timeline--gap"),
-            gap_device=style("timeline--gap-device"),
-            gap_selected=style("timeline--gap-selected"),
+            base=look(""),
+            kinds=[look(f"timeline--{kind}") for kind in KINDS],
+            selected=look("timeline--selected"),
+            partner=look("timeline--partner"),
+            match=look("timeline--match"),
+            gap=look("timeline--gap"),
+            gap_device=look("timeline--gap-device"),
+            gap_selected=look("timeline--gap-selected"),
         )
         return self._palette_now
 
