@@ -37,13 +37,15 @@ BYTECODE_SETTING = {k: v for k, v in os.environ.items() if k == "PYTHONDONTWRITE
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # Pilot waits after each key until the app looks idle: it sleeps in windows of 20 ms until one
 # passes with under 1 ms of CPU, so a key took at least 60 ms of waiting even when the app was
-# done in 2, and waiting was a third of the Pilot tests' time. Windows of 5 ms end the wait as
-# soon; frames every 5 ms (Textual's 60 a second are 17 ms apart) keep a window from ending
-# before a change that waits for the next frame has been drawn.
-os.environ.setdefault("TEXTUAL_FPS", "200")
+# done in 2, and waiting was a third of the Pilot tests' time. Windows of 2 ms end the wait as
+# soon; frames every 2 ms (Textual's 60 a second are 17 ms apart) keep a window from ending
+# before a change that waits for the next frame has been drawn. (With 5 ms windows the cores
+# were still idle a tenth of the run, all three workers waiting at once: 2 ms, 3 s less wall
+# time for the same CPU. Five workers on the two cores, and a CPU hog beside, still pass.)
+os.environ.setdefault("TEXTUAL_FPS", "500")
 import textual._wait  # noqa: E402 (after TEXTUAL_FPS: Textual reads it on import)
 
-textual._wait.SLEEP_GRANULARITY = 0.005
+textual._wait.SLEEP_GRANULARITY = 0.002
 textual._wait.SLEEP_IDLE = textual._wait.SLEEP_GRANULARITY / 20
 
 from textual.css.stylesheet import Stylesheet  # noqa: E402
