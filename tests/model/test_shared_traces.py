@@ -31,8 +31,11 @@ def _ident(v):
     return int(v) if isinstance(v, str) and v.isdigit() else v
 
 
+_NUMBER = (int, float)  # a tuple: `int | float` is built again at each of millions of calls
+
+
 def _number(v):
-    return isinstance(v, int | float) and not isinstance(v, bool)
+    return isinstance(v, _NUMBER) and not isinstance(v, bool)
 
 
 def _expected(events: list) -> tuple[Counter, int, Counter]:
