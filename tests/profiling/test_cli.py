@@ -7,9 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tests.conftest import BYTECODE_SETTING
+from tui.model.analysis.perf_model import work_of
+from tui.model.analysis.roofline import roofline
+from tui.model.ingest import load_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -173,3 +177,28 @@ def test_a_pair_on_the_cpu_says_why_both_show_no_gpu_and_views_as_base_and_new(
     assert "needs a GPU: --device cuda" in err
     names = ["matmul_4_cpu.pt.trace.json.gz", "matmul_8_cpu.pt.trace.json.gz"]
     assert started == [[sys.executable, "-m", "tui", *(str(tmp_path / n) for n in names)]]
+
+
+def test_the_backends_matmul_is_exactly_2n_cubed_flops_a_call(tmp_path, torch):
+    """The backend's `matmul --record-shapes` trace read by the model: 2N^3 a call. On the CPU
+    the run is at N=256 (a 4096 one takes seconds); the shapes it writes are those of any N, and
+    N=4096 is checked on the same record."""
+    from profiling.cli import main
+
+    out = tmp_path / "m.pt.trace.json.gz"
+    # In this process: torch is imported once per test process, not again for this run.
+    code = main([
+        "matmul", "--size", "256", "--device", "cpu", "--steps", "2", "--warmup", "1",
+        "--record-shapes", "--out", str(out),
+    ])  # fmt: skip
+    assert code == 0
+    trace = load_trace(out)
+    rows = [r for r in roofline(trace).rows if r.name == "aten::mm"]
+    assert (
+        rows and all(r.work.flops == 2 * 256**3 for r in rows) and sum(r.calls for r in rows) == 2
+    )
+    record = trace.args(
+        int(np.flatnonzero(np.asarray(trace.names)[trace.slices.name] == "aten::mm")[0])
+    )
+    record["Input Dims"] = [[4096, 4096], [4096, 4096]]
+    assert work_of("aten::mm", record).flops == 2 * 4096**3
