@@ -15,22 +15,20 @@ from tests.tui.test_key_fuzz import _play
 
 
 def _state(app) -> tuple[object, ...]:
-    """Where the keys left the app: the mode, the screen, the pane open, the focus (its class
-    and id), and for the stats pane whether it shows kernels and ops by input shape."""
     screen = app.screen
     pane = getattr(screen, "_pane", None)
-    focused = app.focused and f"{type(app.focused).__name__}#{app.focused.id}"
     return (
         app.current_mode,
         type(screen).__name__,
         getattr(screen, "open_pane", None),
-        focused,
+        type(app.focused).__name__,
+        app.focused and app.focused.id,
         getattr(pane, "kernels", None),
         getattr(pane, "by_shape", None),
     )
 
 
-async def _after(path, keys: list[str], burst: bool = True, new=None) -> tuple[object, ...]:
+async def _after(path, keys: list[str], burst: bool, new=None) -> tuple[object, ...]:
     async with loaded(path, (100, 30), new=new) as (pilot, app):
         if burst:
             await _play(pilot, keys)
@@ -44,80 +42,48 @@ async def _after(path, keys: list[str], burst: bool = True, new=None) -> tuple[o
         return _state(app)
 
 
-# Each burst with where the same keys typed slowly leave the app (written down, not typed
-# slowly again by each test: `test_typed_slowly_the_keys_end_where_written` checks the table).
-TRACE = ("_default", "TraceScreen")
-TIMELINE = (*TRACE, None, "Timeline#None", None, None)
-STATS = (*TRACE, "stats", "StatsTable#stats")
-FLAME = (*TRACE, "tree", "FlameView#flame", None, None)
-DETAILS = (*TRACE, None, "VerticalScroll#details", None, None)
-ONE_TRACE = [
-    (["t", "x"], (*STATS, True, False)),
-    (["t", "x", "S"], (*STATS, False, True)),
-    (["t", "escape"], TIMELINE),
-    (["T", "f"], FLAME),
-    (["A", "escape"], TIMELINE),
-    # escape's request to close the stats pane is read after T opened the tree: not the
-    # tree's to close
-    (["t", "escape", "T", "f"], FLAME),
-    (["T", "q", "t", "x"], (*STATS, True, False)),
-    (["t", "slash", "escape"], (*STATS, False, False)),  # out of the filter: the pane stays
-    (["T", "f", "slash", "escape"], FLAME),
-    # a tab read before the pane had closed tabbed inside it; one read before the tree had
-    # built lost the focus it gave to the tree once built
-    (["t", "escape", "tab"], DETAILS),
-    (["T", "escape", "tab"], DETAILS),
-    (["T", "tab"], (*TRACE, "tree", "Timeline#None", None, None)),
-    (["T", "f", "tab"], (*TRACE, "tree", "Timeline#None", None, None)),
-]
-PAIR = [
-    (["o", "t"], ("NEW", "TraceScreen", "stats", "StatsTable#stats", False, False)),
-    (["D", "o", "t"], ("NEW", "TraceScreen", "stats", "StatsTable#stats", False, False)),
-    (["D", "o", "o"], ("BASE", "TraceScreen", "diff", "ColumnTable#diff", None, None)),
-]
+@pytest.mark.parametrize(
+    "keys",
+    [
+        ["t", "x"],
+        ["t", "x", "S"],
+        ["t", "escape"],
+        ["T", "f"],
+        ["A", "escape"],
+        # escape's request to close the stats pane is read after T opened the tree: not the
+        # tree's to close
+        ["t", "escape", "T", "f"],
+        ["T", "q", "t", "x"],
+        ["t", "slash", "escape"],  # out of the filter, back to the table: the pane stays
+        ["T", "f", "slash", "escape"],
+        # a tab read before the pane had closed tabbed inside it; one read before the tree
+        # had built lost the focus it gave to the tree once built
+        ["t", "escape", "tab"],
+        ["T", "escape", "tab"],
+        ["T", "tab"],
+        ["T", "f", "tab"],
+    ],
+    ids=" ".join,
+)
+async def test_a_burst_after_a_pane_opens_acts_as_slow_keys(keys):
+    path = DATA / "gpu_streams.json"
+    slow = await _after(path, keys, burst=False)
+    assert await _after(path, keys, burst=True) == slow
 
 
-def _ids(case) -> str:
-    return " ".join(case[0])
-
-
-@pytest.fixture
-def pair(tmp_path):
+@pytest.mark.parametrize("keys", [["o", "t"], ["D", "o", "t"], ["D", "o", "o"]], ids=" ".join)
+async def test_a_burst_after_o_acts_on_the_trace_it_shows(tmp_path, keys):
     step_trace(tmp_path / "base.json", [("k_softmax", 10.0), ("k_mul", 10.0)])
     step_trace(tmp_path / "new.json", [("triton_fused", 12.0)], steps=3, step_us=130.0)
-    return tmp_path / "base.json", tmp_path / "new.json"
-
-
-@pytest.mark.parametrize("case", ONE_TRACE, ids=_ids)
-async def test_a_burst_after_a_pane_opens_acts_as_slow_keys(case):
-    keys, slow = case
-    assert await _after(DATA / "gpu_streams.json", keys) == slow
-
-
-@pytest.mark.parametrize("case", PAIR, ids=_ids)
-async def test_a_burst_after_o_acts_on_the_trace_it_shows(pair, case):
-    keys, slow = case
-    assert await _after(pair[0], keys, new=pair[1]) == slow
-
-
-@pytest.mark.parametrize("which", ["one trace", "pair"])
-async def test_typed_slowly_the_keys_end_where_written(pair, which):
-    """The table above, typed slowly: the first case of each end it names, so that the table
-    cannot drift from what slow keys do."""
-    table = ONE_TRACE if which == "one trace" else PAIR
-    firsts = {end: keys for keys, end in reversed(table)}
-    for slow, keys in firsts.items():
-        if which == "one trace":
-            got = await _after(DATA / "gpu_streams.json", keys, burst=False)
-        else:
-            got = await _after(pair[0], keys, burst=False, new=pair[1])
-        assert got == slow, keys
+    base, new = tmp_path / "base.json", tmp_path / "new.json"
+    slow = await _after(base, keys, burst=False, new=new)
+    assert await _after(base, keys, burst=True, new=new) == slow
 
 
 async def test_two_fast_tabs_on_the_rank_table_reach_the_third_table(tmp_path):
     write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
-    state = await _after(tmp_path, ["tab", "tab"])
-    assert state[3].endswith("#collectives")
+    state = await _after(tmp_path, ["tab", "tab"], burst=True)
+    assert state[4] == "collectives"
 
 
 async def test_a_pane_key_typed_after_q_shows_no_error_as_the_app_quits():
