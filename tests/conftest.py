@@ -154,9 +154,9 @@ def shared_model(path: Path) -> Trace:
     read it: a dozen modules check the same real traces, and loading them again was 4 s of the
     suite's CPU (all 82 together hold 175 MB).
 
-    Parsed once for the whole session: the workers share a model cache of their own (the tests
-    of one trace run on two or three of them, and each parsed it again: 4 s more). The model a
-    worker reads back from it is the parsed one, as test_cache.py checks."""
+    The workers share a model cache of their own, in the session's scratch folder: the tests of
+    one trace run on two or three of them, and each parsed it again (3.5 s more). The first to
+    ask parses it (two asking at once both do); the others read back the model it wrote."""
     from tui.model.ingest import load_trace
     from tui.model.ingest.cache import ModelCache
 

@@ -11,7 +11,8 @@ from textual.app import App, ComposeResult
 
 from tests.conftest import DATA
 from tui.model.ingest import load_trace
-from tui.widgets.lane_canvas import LaneCanvas
+from tui.model.present.kinds import KINDS
+from tui.widgets.lane_canvas import FIXED, LaneCanvas
 from tui.widgets.timeline import Timeline
 from tui.widgets.timeline_scene import Scene
 from tui.widgets.timeline_view import View
@@ -75,3 +76,9 @@ async def test_a_repeated_render_is_a_strip_cache_hit():
         canvas.show(View((0, SPAN // 2), cursor=3))
         zoomed = [canvas.render_line(y) for y in range(len(scene.rows))]
         assert not any(a is b for a, b in zip(moved, zoomed, strict=False))
+
+
+def test_every_kind_has_a_fixed_style():
+    """The bars' colours are FIXED by kind (not component classes): a kind added without one
+    would fail to paint its rows."""
+    assert set(KINDS) <= FIXED.keys()

@@ -81,7 +81,7 @@ StripKey = tuple[int, int, int, int, bool, bool, int]
 class LaneCanvas(ScrollView, can_focus=False):
     """Every row of a scene as bars over the view's window (the Timeline takes the keys)."""
 
-    # The styles a theme changes; the others are FIXED (below).
+    # The styles a theme changes; the others are FIXED (above).
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "timeline--gutter",
         "timeline--pinned",
@@ -114,7 +114,7 @@ class LaneCanvas(ScrollView, can_focus=False):
         self._generation = 0
         self._scene_drawn = -1  # the scene generation the virtual size was set for
         self._palette_now: Palette | None = None
-        self._looks: dict[str, Style] = {}  # "": the canvas's own style; else base + a class
+        self._looks: dict[str, Style] = {}  # "": the canvas's own; else it + a class or FIXED
         self._sync_scene()
 
     def show(self, view: View) -> None:
