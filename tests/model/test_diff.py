@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from tests.conftest import shared_model
 from tui.model.analysis.diff import (
     ADDED,
     MATCHED,
@@ -138,7 +139,7 @@ def _without_addresses(rows):
 
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: p[0].split("/")[-1])
 def test_every_delta_is_new_minus_base_of_the_single_trace_tables(shared, pair):
-    base, new = (load_trace(shared / p) for p in pair)
+    base, new = (shared_model(shared / p) for p in pair)
     d = diff(base, new)
     ops = [_without_addresses(op_stats(t, Scope())) for t in (base, new)]
     kernels = [{k.name: k for k in kernel_stats(t, Scope())} for t in (base, new)]
@@ -149,7 +150,7 @@ def test_every_delta_is_new_minus_base_of_the_single_trace_tables(shared, pair):
 
 
 def test_the_same_trace_twice_changes_nothing(shared):
-    trace = load_trace(shared / PAIRS[2][0])
+    trace = shared_model(shared / PAIRS[2][0])
     d = diff(trace, trace)
     assert d.matched_share == 1.0 and not d.notes
     assert all(r.status == MATCHED for r in d.ops + d.kernels + d.regions)
@@ -158,7 +159,7 @@ def test_the_same_trace_twice_changes_nothing(shared):
 
 
 def test_unrelated_traces_still_diff_and_say_how_little_matched(shared, eager_compiled):
-    d = diff(eager_compiled[0], load_trace(shared / PAIRS[2][0]))
+    d = diff(eager_compiled[0], shared_model(shared / PAIRS[2][0]))
     assert d.matched_share < 0.5
     assert any("unrelated" in n for n in d.notes)
 
