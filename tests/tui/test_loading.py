@@ -1,4 +1,5 @@
-"""Loading as a user meets it: cancelling a long load, and the memory warning."""
+"""Loading as a user meets it: progress only for a load that takes a moment, cancelling a long
+load, and the memory warning."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import argparse
 import sys
 import threading
 import time
+
+from textual.widgets import Static
 
 from tests.conftest import DATA
 from tui import cli
@@ -53,6 +56,51 @@ async def test_q_cancels_a_load_in_progress(monkeypatch):
         await pilot.press("q")
     assert ended.wait(10)
     assert outcome == ["cancelled"] and app.trace is None and app.return_code == 0
+
+
+async def test_a_quick_load_never_flashes_its_progress(monkeypatch):
+    shown = []
+
+    class Watched(loading_module.LoadProgress):
+        def on_mount(self) -> None:
+            shown.append(self.path)
+
+    monkeypatch.setattr(loading_module, "LoadProgress", Watched)
+    app = make_app(DATA / "gpu_streams.json")
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause(loading_module.SHOW_AFTER_S * 2)
+        assert app.trace is not None
+    assert shown == []
+
+
+async def test_a_slow_load_shows_what_it_had_read_before_its_bar_showed(monkeypatch):
+    """The first progress report comes at once, before the bar shows; the bar shows it."""
+    reported, release = threading.Event(), threading.Event()
+    real_load = loading_module.load_trace
+
+    def slow(path, progress, cache, workers):
+        progress(1_500_000, 3_000_000, 1234)
+        reported.set()
+        release.wait(10)
+        return real_load(path, progress=progress, cache=cache, workers=workers)
+
+    monkeypatch.setattr(loading_module, "load_trace", slow)
+    app = make_app(DATA / "gpu_streams.json")
+    async with app.run_test() as pilot:
+        try:
+            for _ in range(200):
+                await pilot.pause(0.01)
+                if reported.is_set() and app.screen.query("#load-detail"):
+                    break
+            detail = app.screen.query_one("#load-detail", Static)
+            await pilot.pause()
+            assert str(detail.render()) == "1.5 of 3.0 MB, 1,234 events"
+        finally:
+            release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.trace is not None
 
 
 def test_estimates_follow_the_file(tmp_path):

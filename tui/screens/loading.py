@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from textual import work
-from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.message import Message
 from textual.screen import Screen
@@ -32,6 +31,10 @@ from tui.widgets.key_footer import KeyFooter
 from tui.widgets.load_progress import LoadProgress
 
 _PROGRESS_EVERY_S = 0.25
+# A trace loaded sooner than this never shows its progress: no flash of a bar on a small or
+# cached trace, and no layout and frames spent drawing one. A rank set's shows at once: its time
+# left is measured from the first sample, which must be the start.
+SHOW_AFTER_S = 0.15
 
 
 class LoadCancelled(Exception):
@@ -92,17 +95,20 @@ class LoadScreen(Screen[None]):
         super().__init__()
         self.load = load
         self._last_progress = 0.0
-
-    def compose(self) -> ComposeResult:
-        ranks = self.load.ranks
-        yield LoadProgress(self.load.path, None if ranks is None else len(ranks.files))
-        yield KeyFooter()
+        ranks = load.ranks
+        self._bar = LoadProgress(load.path, None if ranks is None else len(ranks.files))
 
     def on_mount(self) -> None:
         if self.load.ranks is not None:
+            self._show_progress()
             self.summarise(self.load.ranks)
         else:
+            self.set_timer(SHOW_AFTER_S, self._show_progress)
             self.read()
+
+    def _show_progress(self) -> None:
+        if self.is_attached:  # not replaced by what it loaded as the timer fired
+            self.mount_all([self._bar, KeyFooter()])
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def summarise(self, ranks: RankFiles) -> None:
@@ -111,7 +117,7 @@ class LoadScreen(Screen[None]):
         def done(finished: int, total: int) -> None:
             if self.load.cancelled.is_set():
                 raise LoadCancelled
-            self.app.call_from_thread(self.query_one(LoadProgress).update_ranks, finished, total)
+            self.app.call_from_thread(self._bar.update_ranks, finished, total)
 
         use_cache = self.load.cache is not None
         try:
@@ -177,7 +183,7 @@ class LoadScreen(Screen[None]):
 
     def on_load_screen_progressed(self, message: Progressed) -> None:
         message.stop()
-        self.query_one(LoadProgress).update_progress(message.done, message.total, message.events)
+        self._bar.update_progress(message.done, message.total, message.events)
 
 
 def _verdict(trace: Trace) -> Verdict | None:

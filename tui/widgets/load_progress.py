@@ -11,19 +11,23 @@ from tui.model.text import printable
 
 
 class LoadProgress(Vertical):
-    """What the loader has done so far."""
+    """What the loader has done so far: told before it is mounted too (the loading screen shows
+    it only once a load takes a moment), it shows the latest once it is."""
 
     def __init__(self, path: str, ranks: int | None = None) -> None:
         """`ranks`: a rank set's, summarised rather than one trace read."""
         super().__init__()
         self.path, self.ranks = path, ranks
+        self._latest: tuple[int, int, str] | None = None  # done, total, and the line under
 
     def on_mount(self) -> None:
+        if self._latest is not None:
+            self._draw(*self._latest)
         # The bar's time left needs two samples a second apart: a rank set's first would
         # otherwise come when its first rank finishes, and the second with its last (the ranks
         # finish together, one a worker), so it never showed one.
-        if self.ranks is not None:
-            self.update_ranks(0, self.ranks)
+        elif self.ranks is not None:
+            self._draw(0, self.ranks, _ranks_done(0, self.ranks))
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -33,12 +37,23 @@ class LoadProgress(Vertical):
         yield Static(Text(""), id="load-detail")
 
     def update_ranks(self, done: int, total: int) -> None:
-        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
-        self.query_one("#load-detail", Static).update(
-            Text(f"{done:,} of {total:,} ranks summarised")
-        )
+        self._show(done, total, _ranks_done(done, total))
 
     def update_progress(self, done: int, total: int, events: int) -> None:
-        self.query_one(ProgressBar).update(total=max(total, 1), progress=done)
-        detail = f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {events:,} events"
-        self.query_one("#load-detail", Static).update(Text(detail))
+        self._show(done, total, f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {events:,} events")
+
+    def _show(self, done: int, total: int, detail: str) -> None:
+        self._latest = (done, total, detail)
+        if self.is_mounted:  # else on_mount draws it
+            self._draw(done, total, detail)
+
+    def _draw(self, done: int, total: int, detail: str) -> None:
+        # query, not query_one: a screen leaving as the load ends may have pruned them
+        for bar in self.query(ProgressBar):
+            bar.update(total=max(total, 1), progress=done)
+        for line in self.query("#load-detail").results(Static):
+            line.update(Text(detail))
+
+
+def _ranks_done(done: int, total: int) -> str:
+    return f"{done:,} of {total:,} ranks summarised"
