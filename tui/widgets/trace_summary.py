@@ -4,7 +4,8 @@ or two lines."""
 from __future__ import annotations
 
 from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.widget import Widget
 
 from tui.model.analysis.advice import advice_for, headline
 from tui.model.analysis.health import health
@@ -13,7 +14,7 @@ from tui.model.timescale import format_duration
 from tui.model.trace import Trace
 
 
-class TraceSummary(Static):
+class TraceSummary(Widget):
     """A header line for a loaded trace (plain text: nothing from the file is markup)."""
 
     DEFAULT_CSS = """
@@ -22,12 +23,26 @@ class TraceSummary(Static):
 
     def __init__(self, trace: Trace, shown_as: str | None = None) -> None:
         self.trace, self.shown_as = trace, shown_as
-        super().__init__(self._text(None))
+        super().__init__()
+        self._shown = self._text(None)
 
     def _text(self, health_line: str | None, next_line: str | None = None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
         lines = describe(self.trace, self.shown_as, health_line, next_line).splitlines()
         return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
+
+    def render(self) -> Text:
+        return self._shown
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._shown.plain.splitlines())
+
+    def _show(self, text: Text) -> None:
+        """The line again, laid out again only if it has gained or lost a line (a layout of the
+        screen costs as much as a frame)."""
+        taller = text.plain.count("\n") != self._shown.plain.count("\n")
+        self._shown = text
+        self.refresh(layout=taller)
 
     def on_mount(self) -> None:
         """The trace's health (torch's checks read some args), then its first next step: in a
@@ -39,7 +54,7 @@ class TraceSummary(Static):
             except Exception as e:  # a bug in a check: the header says so, the rest works
                 line = f"health: not checked ({type(e).__name__})"
             try:
-                self.app.call_from_thread(self.update, self._text(line))
+                self.app.call_from_thread(self._show, self._text(line))
             except RuntimeError:  # the app closed meanwhile
                 return
             try:
@@ -49,7 +64,7 @@ class TraceSummary(Static):
             except Exception as e:  # as for the health checks
                 first = f"next steps: not found ({type(e).__name__})"
             try:
-                self.app.call_from_thread(self.update, self._text(line, first))
+                self.app.call_from_thread(self._show, self._text(line, first))
             except RuntimeError:
                 return
 
