@@ -238,6 +238,7 @@ async def test_the_strip_cache_is_bounded_and_a_theme_change_repaints(ui):
     after = t.render_line(2)
     assert after is not before and after is not first
     assert after.text == before.text  # same content, painted again in the new styles
+    assert [seg.style for seg in after] != [seg.style for seg in before]
 
 
 async def test_f_on_a_gap_fits_the_view_to_it_again(ui):

@@ -184,15 +184,16 @@ class LaneCanvas(ScrollView, can_focus=False):
     def _invalidate(self) -> None:
         self._generation += 1
         self._strips.clear()
-        # Styles are looked up once per repaint, not once per row: each lookup walks the
-        # widget's ancestors, and the canvas sits under its Timeline.
-        self._palette_now = None
-        self._looks.clear()
         self.refresh()
 
     def notify_style_update(self) -> None:
-        """A theme or CSS change: strips painted with the old styles must not be reused."""
+        """A theme or CSS change (Textual calls this for each node it restyles, a focus change
+        included): strips painted with the old styles must not be reused."""
         super().notify_style_update()
+        # Styles are looked up once per restyle, not once per row or per repaint: each lookup
+        # walks the widget's ancestors, and the canvas sits under its Timeline.
+        self._palette_now = None
+        self._looks.clear()
         self._invalidate()
 
     def on_resize(self, event: events.Resize) -> None:
