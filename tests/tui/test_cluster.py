@@ -165,7 +165,7 @@ def test_workers_that_cannot_see_the_traces_are_said_in_one_line(ranks):
     ],
 )
 def test_what_cannot_run_on_a_cluster_says_why_in_one_line(ranks, monkeypatch, args, says, code):
-    monkeypatch.setattr(cluster, "CONNECT_S", 1)
+    monkeypatch.setattr(cluster, "CONNECT_S", 0.2)  # refused at once; Dask retries until then
     trace = ranks / "rank0.pt.trace.json"
     done = run(*(a.format(trace=trace, ranks=ranks) for a in args))
     assert done.returncode == code
