@@ -3,10 +3,13 @@ shift+down scroll it when it holds more than it shows."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bench.gen_trace import generate
 from tests.conftest import DATA
 from tests.tui.helpers import loaded, notes, resized
 from tests.tui.test_key_fuzz import _play
+from tui.screens import layout_rows, trace
 from tui.screens.trace import DETAILS_ROWS
 from tui.widgets.timeline import Timeline
 
@@ -19,6 +22,34 @@ async def test_few_lanes_leave_their_spare_rows_to_the_details():
         assert box.outer_size.height > 2 * DETAILS_ROWS
         await resized(pilot, app, 100, 24)
         assert timeline.size.height == len(timeline.rows) and box.outer_size.height > DETAILS_ROWS
+
+
+@pytest.mark.parametrize(
+    ("name", "size"),
+    [
+        ("memory_sync.json", (100, 40)),
+        ("memory_sync.json", (80, 24)),
+        ("truncated_object.json", (90, 30)),
+    ],
+)
+async def test_the_first_layout_already_gives_the_details_their_rows(monkeypatch, name, size):
+    """Counted before the first layout from the terminal and the other widgets' CSS (the header
+    of the cut trace has two lines): the same rows the layout then gives, so the first frame
+    needs no second one."""
+    counted = []
+
+    def watched(screen, timeline, box):
+        rows = layout_rows.rows_for(screen, timeline, box)
+        counted.append((timeline.size.height > 0, rows))
+        return rows
+
+    monkeypatch.setattr(trace, "rows_for", watched)
+    async with loaded(DATA / name, size):
+        pass
+    before = [rows for laid_out, rows in counted if not laid_out]
+    after = [rows for laid_out, rows in counted if laid_out]
+    assert before and after and before[0] is not None
+    assert set(before + after) == {before[0]}
 
 
 async def test_many_lanes_keep_the_details_at_their_height_and_shift_keys_scroll_it(tmp_path):

@@ -33,6 +33,7 @@ from tui.model.trace import Trace
 from tui.screens.error import guarded
 from tui.screens.health import HealthScreen
 from tui.screens.keys import COMMON
+from tui.screens.layout_rows import rows_for
 from tui.widgets.advice_pane import AdvicePane
 from tui.widgets.diff_pane import DiffPane
 from tui.widgets.focus import focus_now
@@ -175,6 +176,7 @@ class TraceScreen(Screen[None]):
 
     def on_mount(self) -> None:
         focus_now(self.timeline)
+        self._fit_details()  # into the first layout: its first frame is already the right one
         self.call_after_refresh(self._fit_details)
         self.run_worker(partial(prepare, self.trace), thread=True, exit_on_error=False)
 
@@ -189,9 +191,9 @@ class TraceScreen(Screen[None]):
         if not found or not found.first().display:
             return
         box = found.first()
-        # From the screen's height, not the two boxes' current ones: those lag a resize.
-        others = [w for w in self.children if w.display and w not in (self.timeline, box)]
-        both = self.size.height - sum(w.outer_size.height for w in others)
+        both = rows_for(self, self.timeline, box)
+        if both is None:  # before the first layout, which tells: the fit after it does it
+            return
         height = both - len(self.timeline.rows)
         if height > DETAILS_ROWS:
             box.styles.height = box.styles.max_height = height
