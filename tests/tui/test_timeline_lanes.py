@@ -292,3 +292,8 @@ async def test_page_keys_and_home_end_scroll_the_rows_under_the_pinned_ones(tmp_
         await pilot.press("pageup")
         assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y - t.view_height + t.fixed_rows
         assert t.render_line(0).text.startswith(" ▾ stream 7")  # the pinned rows stay
+        # They jump, not animate: there already, before any frame.
+        t.action_scroll_home()
+        assert t.canvas.scroll_offset.y == 0
+        t.action_scroll_end()
+        assert t.canvas.scroll_offset.y == t.canvas.max_scroll_y

@@ -15,6 +15,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.actions import SkipAction
 from textual.color import Color
 from textual.geometry import Size
 from textual.message import Message
@@ -361,6 +362,18 @@ class LaneCanvas(ScrollView, can_focus=False):
             self.scroll_to(y=index - fixed, animate=False, force=True)
         elif index >= top + height:
             self.scroll_to(y=index - fixed - height + 1, animate=False, force=True)
+
+    # Home and end jump, as the page keys do: Textual's own animate the scroll (half a second
+    # of frames, each sent over the SSH link).
+    def action_scroll_home(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction
+        self.scroll_to(y=0, animate=False)
+
+    def action_scroll_end(self) -> None:
+        if not self.allow_vertical_scroll:
+            raise SkipAction
+        self.scroll_to(y=self.max_scroll_y, animate=False)
 
     def action_page_down(self) -> None:
         self.scroll_to(y=self.scroll_offset.y + self.view_height - self.fixed_rows, animate=False)
