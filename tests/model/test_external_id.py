@@ -4,12 +4,11 @@ Python frames never get it; older files' ids that name an unrelated op are not t
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import raw_events, shared_model
+from tests.tui.helpers import run
 from tui.model.analysis.attribution import attribute
 from tui.model.analysis.ops import op_stats
 from tui.model.ingest import load_trace
@@ -155,8 +154,7 @@ def test_info_counts_the_kernels_each_rule_placed(tmp_path, as_json):
             _kernel("k4", 520, 5, corr=999),  # its launch is not in the trace
         ],
     )
-    argv = [sys.executable, "-m", "tui", "info", str(path), *(["--json"] if as_json else [])]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    done = run("info", str(path), *(["--json"] if as_json else []))
     assert done.returncode == 0, done.stderr
     if as_json:
         placed = json.loads(done.stdout)["gpu_work_placed_by"]

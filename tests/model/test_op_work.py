@@ -5,12 +5,11 @@ shared traces against the by-shape rows they are summed from."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from tests.conftest import shared_model
+from tests.tui.helpers import run
 from tui.model.analysis.op_work import kernel_work, op_work
 from tui.model.analysis.roofline import roofline
 from tui.model.analysis.scope import Scope
@@ -103,11 +102,8 @@ def test_the_tables_show_the_columns_only_with_a_roofline(trace):
 
 
 def test_summary_json_rows_carry_the_columns(trace):
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", trace.path, "--format", "json", "--kernels",
-         "--sort", "gflops"],
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
+    out = run("summary", trace.path, "--format", "json", "--kernels", "--sort", "gflops")
+    assert out.returncode == 0, out.stderr
     rows = {row["name"]: row for row in json.loads(out.stdout)["rows"]}
     assert rows["gemm_a"]["flops"] == MM_FLOPS and rows["gemm_a"]["bound"] == "compute"
     assert rows["splitk_reduce"]["flops"] is None and rows["splitk_reduce"]["tflops"] is None
@@ -158,9 +154,8 @@ def test_memsets_unrun_calls_and_host_copies(tmp_path):
     # The rates count the call that ran: one GEMM's FLOPs over its kernels' time.
     (kind,) = r.by_kind()
     assert kind.flops == MM_FLOPS and r.utilisation("all", 0, 10**9).flops == MM_FLOPS
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", str(path), "--roofline"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+    done = run("summary", str(path), "--roofline")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     assert f"Modelled ops: {MM_FLOPS / 1e9:,.1f} GFLOPs in 102 us" in out
     assert "1 modelled call ran no kernels" in out

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from tests.conftest import shared_model
 from tests.model.test_above_roof import write_calls
+from tests.tui.helpers import run
 from tui.model.analysis.device_peaks import peaks_for
 from tui.model.analysis.perf_model import work_of
 from tui.model.analysis.roofline import roofline
@@ -432,10 +431,7 @@ def test_the_mfu_weighs_each_op_by_the_peak_of_the_precision_it_ran_in(tmp_path)
     window = r.utilisation("all", 60_000, trace.span_ns, (0, trace.span_ns))
     assert window.mfu == pytest.approx(at_peak_ns / gpu_span)
     assert r.peak_classes() in ("fp32+tf32", "tf32+fp32")
-    out = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--roofline", trace.path],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    out = run("summary", "--roofline", trace.path)
     assert out.returncode == 0, out.stderr
     assert f"MFU {window.mfu:.2%} of {r.peak_classes()} peak" in out.stdout
     assert "float (tf32)" in out.stdout
@@ -465,10 +461,7 @@ def test_each_steps_flops_count_the_calls_in_it_whatever_order_the_threads_give(
     (row,) = roofline(load_trace(path)).rows
     assert row.calls == 3
     call = 2 * 4096**3
-    done = subprocess.run(
-        [sys.executable, "-m", "tui", "summary", "--roofline", "--format", "json", str(path)],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    done = run("summary", "--roofline", "--format", "json", str(path))
     assert done.returncode == 0, done.stderr
     steps = json.loads(done.stdout)["steps"]
     assert [(s["name"], s["flops"]) for s in steps] == [
