@@ -54,10 +54,10 @@ async def measure(path: Path, repeat: int, size: tuple[int, int]) -> dict[str, l
     count_work(counts)
     found: dict[str, list[float]] = {}
 
-    def note(what: str, since: float, before: Counter[str]) -> None:
-        found.setdefault(f"{what}: CPU ms", []).append((cpu_s() - since) * 1000)
+    def note(what: str, since: float, before: Counter[str], until: float, after: Counter[str]):
+        found.setdefault(f"{what}: CPU ms", []).append((until - since) * 1000)
         for key in ("layouts", "full frames", "partial frames"):
-            found.setdefault(f"{what}: {key}", []).append(counts[key] - before[key])
+            found.setdefault(f"{what}: {key}", []).append(after[key] - before[key])
 
     for run in range(repeat + 2):
         start, before = cpu_s(), Counter(counts)
@@ -70,10 +70,8 @@ async def measure(path: Path, repeat: int, size: tuple[int, int]) -> dict[str, l
             await app.workers.wait_for_complete()
             await pilot.pause()
             if run >= 2:  # the first two warm the imports and caches
-                found.setdefault("start: CPU ms", []).append((opened - start) * 1000)
-                for key in ("layouts", "full frames", "partial frames"):
-                    found.setdefault(f"start: {key}", []).append(at_t[key] - before[key])
-                note("t", opened, at_t)
+                note("start", start, before, opened, at_t)
+                note("t", opened, at_t, cpu_s(), Counter(counts))
     return found
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gzip
 
+from rich.text import Text
+
 from tests.conftest import DATA
 from tests.tui.helpers import loaded, until_failed
 from tui.cli import make_app
@@ -66,6 +68,29 @@ async def test_the_header_keeps_its_second_line_for_skipped_events(tmp_path):
         lines = str(app.query_one(TraceSummary).render()).splitlines()
         assert lines[0].endswith("health: ok (H) · TRUNCATED")  # H lists the skipped event
         assert lines[1] == "skipped 1 event (1 incomplete last event)"
+
+
+async def test_a_newline_in_the_name_is_shown_escaped_on_the_one_header_line():
+    async with loaded(DATA / "gpu_streams.json", shown_as="two\nlines") as (_pilot, app):
+        header = app.query_one(TraceSummary)
+        assert str(header.render()).startswith("two\\x0alines · ") and header.size.height == 1
+
+
+async def test_the_header_grows_and_shrinks_when_a_line_comes_or_goes_after_it_is_shown():
+    """Health and next steps arrive from a thread (`_show`); a header that gains or loses a line
+    with them is laid out again (one that keeps its line count is only repainted). Shown here
+    on an idle screen, so that no other layout could pick the new height up."""
+    async with loaded(DATA / "gpu_streams.json") as (pilot, app):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = app.query_one(TraceSummary)
+        one = header.render()
+        header._show(Text(f"{one.plain}\nchecked"))
+        await pilot.pause()
+        assert header.size.height == 2
+        header._show(one)
+        await pilot.pause()
+        assert header.size.height == 1
 
 
 async def test_a_cached_gzip_trace_is_reopened_by_the_loader_not_on_the_first_lookup(

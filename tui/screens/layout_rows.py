@@ -25,11 +25,15 @@ def rows_for(screen: Screen[None], timeline: Widget, box: Widget) -> int | None:
 
 def _planned_height(widget: Widget, terminal: Size) -> int | None:
     """The rows a widget will take before it is first laid out, from its CSS: a height in cells
-    or `auto`; None for another (a fraction or a percentage), which only a layout resolves."""
+    or `auto`; None for another (a fraction or a percentage) or one with bounds, which only a
+    layout resolves."""
     styles = widget.styles
     height = styles.height
+    if styles.min_height is not None or styles.max_height is not None:
+        return None  # bounds a layout applies: left to it
     if height is None or height.is_auto:
-        rows = widget.get_content_height(terminal, terminal, terminal.width) + styles.gutter.height
+        width = terminal.width - styles.gutter.width - styles.margin.width
+        rows = widget.get_content_height(terminal, terminal, width) + styles.gutter.height
     elif height.is_cells:
         rows = int(height.value)
         if styles.box_sizing == "content-box":

@@ -107,7 +107,9 @@ class LoadScreen(Screen[None]):
             self.read()
 
     def _show_progress(self) -> None:
-        if self.is_attached:  # not replaced by what it loaded as the timer fired
+        # Not replaced by what it loaded as the timer fired, nor left behind a pair's BASE
+        # (where it goes on loading NEW unseen).
+        if self.is_attached and self in self.app.screen_stack:
             self.mount_all([self._bar, KeyFooter()])
 
     @work(thread=True, exclusive=True, exit_on_error=False)

@@ -188,11 +188,12 @@ class LaneCanvas(ScrollView, can_focus=False):
         self.refresh()
 
     def notify_style_update(self) -> None:
-        """A theme or CSS change (Textual calls this for each node it restyles, a focus change
-        included): strips painted with the old styles must not be reused."""
+        """A theme or CSS change: strips painted with the old styles must not be reused."""
         super().notify_style_update()
         # Styles are looked up once per restyle, not once per row or per repaint: each lookup
-        # walks the widget's ancestors, and the canvas sits under its Timeline.
+        # walks the widget's ancestors, and the canvas sits under its Timeline. A restyle that
+        # leaves the canvas's own rules as they were (a focus change) does not reach it, so no
+        # look may depend on focus or on an ancestor's classes.
         self._palette_now = None
         self._looks.clear()
         self._invalidate()

@@ -43,12 +43,12 @@ class LoadProgress(Vertical):
         self._show(done, total, f"{done / 1e6:,.1f} of {total / 1e6:,.1f} MB, {events:,} events")
 
     def _show(self, done: int, total: int, detail: str) -> None:
-        self._latest = (done, total, detail)
-        if self.is_mounted:  # else on_mount draws it
-            self._draw(done, total, detail)
+        self._latest = (done, total, detail)  # drawn by on_mount if not composed yet
+        self._draw(done, total, detail)
 
     def _draw(self, done: int, total: int, detail: str) -> None:
-        # query, not query_one: a screen leaving as the load ends may have pruned them
+        # query, not query_one: nothing before compose, nor after a screen leaving as the load
+        # ends has pruned them
         for bar in self.query(ProgressBar):
             bar.update(total=max(total, 1), progress=done)
         for line in self.query("#load-detail").results(Static):

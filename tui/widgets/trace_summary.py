@@ -18,7 +18,7 @@ class TraceSummary(Widget):
     """A header line for a loaded trace (plain text: nothing from the file is markup)."""
 
     DEFAULT_CSS = """
-    TraceSummary { text-wrap: nowrap; text-overflow: ellipsis; }
+    TraceSummary { height: auto; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
     def __init__(self, trace: Trace, shown_as: str | None = None) -> None:
@@ -28,19 +28,19 @@ class TraceSummary(Widget):
 
     def _text(self, health_line: str | None, next_line: str | None = None) -> Text:
         # One line each, cut with an ellipsis: a wrapped title costs the timeline a row.
-        lines = describe(self.trace, self.shown_as, health_line, next_line).splitlines()
-        return Text("\n".join(printable(line) for line in lines), no_wrap=True, overflow="ellipsis")
+        text = describe(self.trace, self.shown_as, health_line, next_line)
+        return Text(text, no_wrap=True, overflow="ellipsis")
 
     def render(self) -> Text:
         return self._shown
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        return len(self._shown.plain.splitlines())
+        return _lines(self._shown)
 
     def _show(self, text: Text) -> None:
         """The line again, laid out again only if it has gained or lost a line (a layout of the
         screen costs as much as a frame)."""
-        taller = text.plain.count("\n") != self._shown.plain.count("\n")
+        taller = _lines(text) != _lines(self._shown)
         self._shown = text
         self.refresh(layout=taller)
 
@@ -101,9 +101,17 @@ def describe(
         parts.append("TRUNCATED")
     if trace.format.chosen_from:
         parts.append(f"newest of {trace.format.chosen_from}")
-    line = " · ".join(parts)
+    # Each part shown with its control characters escaped: a newline in a file or device name
+    # must not break the header's line.
+    line = " · ".join(printable(part) for part in parts)
     skipped = sum(trace.skipped.values())
     if skipped:
         reasons = ", ".join(f"{n:,} {r}" for r, n in trace.skipped.most_common(3))
-        line += f"\nskipped {skipped:,} event{'s' if skipped != 1 else ''} ({reasons})"
+        line += "\n" + printable(
+            f"skipped {skipped:,} event{'s' if skipped != 1 else ''} ({reasons})"
+        )
     return line
+
+
+def _lines(text: Text) -> int:
+    return text.plain.count("\n") + 1
