@@ -3,10 +3,14 @@ ops/kernels, and rows tied to the timeline."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from tests.conftest import DATA, TORCH_ORDER, WORK_HEADERS
+from tests.model.test_above_roof import ADD, MM, write_calls
 from tests.tui.helpers import drawn, loaded, resized
+from tui.widgets import stats_pane
 from tui.widgets.stats_pane import StatsPane
 from tui.widgets.stats_table import StatsTable
 from tui.widgets.timeline import Timeline
@@ -379,6 +383,59 @@ async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
         await pilot.press("v")  # another scope: the line is the trace's, not shown there
         await pilot.pause()
         assert "Roofline" not in str(pane.query_one("#strip").render())
+
+
+async def _builds_on_t(path, monkeypatch) -> tuple[list[bool], list[str]]:
+    """Whether each build of the table on `t` had the roofline, and the headers at the end."""
+    builds = []
+    real = StatsPane.rebuild
+
+    def counted(pane, keep_place=False):
+        builds.append(pane.roof is not None)
+        return real(pane, keep_place)
+
+    monkeypatch.setattr(StatsPane, "rebuild", counted)
+    async with loaded(path, (140, 40)) as (pilot, app):
+        await pilot.press("t")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        headers = [c.header for c in app.query_one(StatsTable).columns_spec]
+    return builds, headers
+
+
+async def test_a_roofline_found_at_once_is_in_the_tables_first_build(tmp_path, monkeypatch):
+    """No second build, layout and frame for the roofline's columns when its thread is quick
+    (here a second, for a loaded machine: the wait ends as soon as the thread does)."""
+    monkeypatch.setattr(stats_pane, "ROOFLINE_WAIT_S", 1.0)
+    builds, headers = await _builds_on_t(
+        write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)]), monkeypatch
+    )
+    assert builds == [True] and headers[-3:] == ["GFLOPs", "TFLOP/s", "% of roof"]
+
+
+async def test_a_slow_roofline_is_shown_when_found(tmp_path, monkeypatch):
+    real = stats_pane.summary_roofline
+
+    def slow(trace):
+        time.sleep(stats_pane.ROOFLINE_WAIT_S * 3)
+        return real(trace)
+
+    monkeypatch.setattr(stats_pane, "summary_roofline", slow)
+    builds, headers = await _builds_on_t(
+        write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)]), monkeypatch
+    )
+    assert builds == [False, True] and headers[-3:] == ["GFLOPs", "TFLOP/s", "% of roof"]
+
+
+async def test_a_roofline_that_fails_leaves_the_table_without_its_columns(tmp_path, monkeypatch):
+    def broken(trace):
+        raise ValueError("a bug in a model")
+
+    monkeypatch.setattr(stats_pane, "summary_roofline", broken)
+    builds, headers = await _builds_on_t(
+        write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)]), monkeypatch
+    )
+    assert builds == [False] and "GFLOPs" not in headers  # and no error screen (`loaded`)
 
 
 async def test_s_groups_the_ops_by_input_shape_and_enter_finds_a_call_of_that_shape(shared):

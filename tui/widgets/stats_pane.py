@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -11,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
+from textual.worker import WorkerError
 
 from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import OpStat, op_rows
@@ -31,6 +34,7 @@ from tui.widgets.pane import Pane, PaneContext, SlicesChosen
 from tui.widgets.stats_table import StatsTable
 
 ROOFLINE_KEY = "roofline line"  # the trace's derived data: (line, roofline) once found
+ROOFLINE_WAIT_S = 0.03  # how long the table's first build waits for the roofline's columns
 
 
 @dataclass(frozen=True)
@@ -119,8 +123,11 @@ class StatsPane(Pane):
         yield StatsTable(shown_names(self.trace), id="stats")
 
     @guarded
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         if not self.query(StatsTable):  # closed again (`t t`) before it was shown
+            return
+        await self._find_roofline()  # before the first build: there at once if found quickly
+        if not self.query(StatsTable):  # closed while it waited
             return
         last = self.last
         if self.marked is not None and (last is None or last.marked != self.marked):
@@ -138,14 +145,15 @@ class StatsPane(Pane):
             self.rebuild()
         if self.by_shape and not self.kernels and "op_shapes" not in self.trace.derived:
             self._read_shapes()
-        self._find_roofline()
 
-    def _find_roofline(self) -> None:
+    async def _find_roofline(self) -> None:
         """The Roofline line and the table's GFLOPs, TFLOP/s and % of roof read the shapes of
-        every modelled call (up to about a second): in a thread, once per trace, then shown."""
+        every modelled call (up to about a second): in a thread, once per trace. Waited for up
+        to ROOFLINE_WAIT_S, so that the table's first build has them (a real trace's come in
+        5-25 ms); later, they are shown when found."""
         kept = self.trace.derived.get(ROOFLINE_KEY)
         if kept is not None:
-            self._show_roofline(*kept)
+            self.roof_line, self.roof = kept
             return
 
         def find() -> None:
@@ -156,11 +164,15 @@ class StatsPane(Pane):
             except RuntimeError:  # the app closed meanwhile
                 return
 
-        self.run_worker(find, thread=True, group="roofline", exit_on_error=False)
+        worker = self.run_worker(find, thread=True, group="roofline", exit_on_error=False)
+        # Not found in time, or a bug in a model (WorkerFailed): the table without them.
+        with contextlib.suppress(TimeoutError, WorkerError):
+            await asyncio.wait_for(asyncio.shield(worker.wait()), ROOFLINE_WAIT_S)
 
     def _show_roofline(self, line: str | None, roof: Roofline | None) -> None:
         self.roof_line, self.roof = line, roof
-        if line is not None or (roof is not None and roof.rows):
+        built = any(table.report is not None for table in self.query(StatsTable))
+        if built and (line is not None or (roof is not None and roof.rows)):
             self.rebuild(keep_place=True)
 
     def state(self) -> PaneState:
