@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from textual.app import App
 
 from tests.conftest import DATA
 from tests.deep_stack import write_deep_stack
@@ -207,3 +208,19 @@ async def test_a_cleared_range_gives_the_pane_back_the_scope_it_had(ui):
     t.focus()
     await pilot.press("R")
     assert t.app.query_one(StatsPane).scope_name == "view"
+
+
+async def test_the_ruler_is_blank_until_the_timeline_gives_it_a_window():
+    """Before it, a frame showed `|0 ns` over the first cell: the ruler's window of nothing."""
+
+    class Bare(App[None]):
+        def compose(self):
+            yield TimeRuler()
+
+    app = Bare()
+    async with app.run_test(size=(60, 3)) as pilot:
+        ruler = app.query_one(TimeRuler)
+        assert str(ruler.render()) == ""
+        ruler.show((0, 10_000), 10, 50, None)
+        await pilot.pause()
+        assert str(ruler.render()).startswith(" 10 us sho|0 us")  # the head cut to the gutter

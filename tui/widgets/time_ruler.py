@@ -22,14 +22,18 @@ class TimeRuler(Widget):
         self.left = 0
         self.cells = 1
         self.marked: tuple[int, int] | None = None
+        self.shown = False  # blank until the timeline's first window: not a frame of `|0 ns`
 
     def show(
         self, window: tuple[int, int], gutter: int, cells: int, marked: tuple[int, int] | None
     ) -> None:
         self.window, self.left, self.cells, self.marked = window, gutter, cells, marked
+        self.shown = True
         self.refresh()
 
     def render(self) -> Text:
+        if not self.shown:
+            return Text("")
         width = self.size.width
         cells = max(min(self.cells, width - self.left), 1)
         t0, t1 = self.window
