@@ -3,7 +3,7 @@ ops/kernels, and rows tied to the timeline."""
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 
@@ -385,14 +385,17 @@ async def test_the_strip_says_how_close_to_the_hardware_once_found(shared):
         assert "Roofline" not in str(pane.query_one("#strip").render())
 
 
-async def _builds_on_t(path, monkeypatch) -> tuple[list[bool], list[str]]:
-    """Whether each build of the table on `t` had the roofline, and the headers at the end."""
+async def _builds_on_t(path, monkeypatch, built=None) -> tuple[list[bool], list[str]]:
+    """Whether each build of the table on `t` had the roofline, and the headers at the end
+    (`built`, if given, is set once the first build is done)."""
     builds = []
     real = StatsPane.rebuild
 
     def counted(pane, keep_place=False):
         builds.append(pane.roof is not None)
-        return real(pane, keep_place)
+        real(pane, keep_place)
+        if built is not None:
+            built.set()
 
     monkeypatch.setattr(StatsPane, "rebuild", counted)
     async with loaded(path, (140, 40)) as (pilot, app):
@@ -405,8 +408,8 @@ async def _builds_on_t(path, monkeypatch) -> tuple[list[bool], list[str]]:
 
 async def test_a_roofline_found_at_once_is_in_the_tables_first_build(tmp_path, monkeypatch):
     """No second build, layout and frame for the roofline's columns when its thread is quick
-    (here a second, for a loaded machine: the wait ends as soon as the thread does)."""
-    monkeypatch.setattr(stats_pane, "ROOFLINE_WAIT_S", 1.0)
+    (here a minute, for a loaded machine: the wait ends as soon as the thread does)."""
+    monkeypatch.setattr(stats_pane, "ROOFLINE_WAIT_S", 60.0)
     builds, headers = await _builds_on_t(
         write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)]), monkeypatch
     )
@@ -414,16 +417,16 @@ async def test_a_roofline_found_at_once_is_in_the_tables_first_build(tmp_path, m
 
 
 async def test_a_slow_roofline_is_shown_when_found(tmp_path, monkeypatch):
-    real = stats_pane.summary_roofline
+    """Found only once the table was built without it (the thread waits for that build)."""
+    real, first_build = stats_pane.summary_roofline, threading.Event()
 
     def slow(trace):
-        time.sleep(stats_pane.ROOFLINE_WAIT_S * 3)
+        first_build.wait(10)
         return real(trace)
 
     monkeypatch.setattr(stats_pane, "summary_roofline", slow)
-    builds, headers = await _builds_on_t(
-        write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)]), monkeypatch
-    )
+    path = write_calls(tmp_path, [(*ADD, 20), (*MM, 10_000)])
+    builds, headers = await _builds_on_t(path, monkeypatch, first_build)
     assert builds == [False, True] and headers[-3:] == ["GFLOPs", "TFLOP/s", "% of roof"]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -13,7 +12,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Input, Static
-from textual.worker import WorkerError
 
 from tui.model.analysis.op_shapes import op_shapes
 from tui.model.analysis.ops import OpStat, op_rows
@@ -165,9 +163,11 @@ class StatsPane(Pane):
                 return
 
         worker = self.run_worker(find, thread=True, group="roofline", exit_on_error=False)
-        # Not found in time, or a bug in a model (WorkerFailed): the table without them.
-        with contextlib.suppress(TimeoutError, WorkerError):
-            await asyncio.wait_for(asyncio.shield(worker.wait()), ROOFLINE_WAIT_S)
+        waiting = asyncio.ensure_future(worker.wait())
+        # Found late, failed (a bug in a model) or cancelled as the pane closed: read here, not
+        # logged as an exception nobody retrieved; the table is built without them meanwhile.
+        waiting.add_done_callback(lambda done: done.cancelled() or done.exception())
+        await asyncio.wait([waiting], timeout=ROOFLINE_WAIT_S)
 
     def _show_roofline(self, line: str | None, roof: Roofline | None) -> None:
         self.roof_line, self.roof = line, roof
@@ -176,12 +176,12 @@ class StatsPane(Pane):
             self.rebuild(keep_place=True)
 
     def state(self) -> PaneState:
-        tables = self.query(StatsTable)
+        tables = [t for t in self.query(StatsTable) if t.report is not None]
         if not tables:  # closed before it was built (`t t`): as it was opened
             default = (default_sort(self.trace, table_for(self.kernels, self.by_shape)), -1, True)
             sort = self.last.sort if self.last is not None else default
         else:
-            table = tables.first()
+            table = tables[0]
             sort = (table.sort_key, table.sort_column, table.descending)
         return PaneState(
             self.kernels,
