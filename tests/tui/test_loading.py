@@ -11,6 +11,7 @@ import time
 from textual.widgets import Static
 
 from tests.conftest import DATA
+from tests.model.test_diff import step_trace
 from tui import cli
 from tui.cli import make_app
 from tui.commands import loading
@@ -103,6 +104,43 @@ async def test_a_slow_load_shows_what_it_had_read_before_its_bar_showed(monkeypa
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.trace is not None
+
+
+async def test_the_load_screen_left_behind_a_pairs_base_shows_no_bar(tmp_path, monkeypatch):
+    """BASE shows while the same load screen reads NEW, unseen in the mode BASE replaced: its
+    bar is not mounted there when NEW takes a moment."""
+    step_trace(tmp_path / "base.json", [("k_a", 10.0)])
+    step_trace(tmp_path / "new.json", [("k_b", 12.0)])
+    monkeypatch.setattr(loading_module, "SHOW_AFTER_S", 0.05)
+    shown, release = [], threading.Event()
+
+    class Watched(loading_module.LoadProgress):
+        def on_mount(self) -> None:
+            shown.append(self.path)
+
+    real_load = loading_module.load_trace
+
+    def new_waits(path, progress, cache, workers):
+        if path.endswith("new.json"):
+            release.wait(10)
+        return real_load(path, progress=progress, cache=cache, workers=workers)
+
+    monkeypatch.setattr(loading_module, "LoadProgress", Watched)
+    monkeypatch.setattr(loading_module, "load_trace", new_waits)
+    app = make_app(tmp_path / "base.json", new=tmp_path / "new.json")
+    async with app.run_test() as pilot:
+        try:
+            for _ in range(200):
+                await pilot.pause(0.01)
+                if app.trace is not None:
+                    break
+            await pilot.pause(0.2)  # past SHOW_AFTER_S, NEW still loading
+            assert app.trace is not None and shown == []
+        finally:
+            release.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert shown == []
 
 
 def test_estimates_follow_the_file(tmp_path):
