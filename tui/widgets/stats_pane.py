@@ -171,17 +171,20 @@ class StatsPane(Pane):
 
     def _show_roofline(self, line: str | None, roof: Roofline | None) -> None:
         self.roof_line, self.roof = line, roof
-        built = any(table.report is not None for table in self.query(StatsTable))
-        if built and (line is not None or (roof is not None and roof.rows)):
+        if self._built() is not None and (line is not None or (roof is not None and roof.rows)):
             self.rebuild(keep_place=True)
 
+    def _built(self) -> StatsTable | None:
+        """The table, once first built (it waits for the roofline a moment, or is closing)."""
+        table = next(iter(self.query(StatsTable)), None)
+        return table if table is not None and table.report is not None else None
+
     def state(self) -> PaneState:
-        tables = [t for t in self.query(StatsTable) if t.report is not None]
-        if not tables:  # closed before it was built (`t t`): as it was opened
+        table = self._built()
+        if table is None:  # closed before it was built (`t t`): as it was opened
             default = (default_sort(self.trace, table_for(self.kernels, self.by_shape)), -1, True)
             sort = self.last.sort if self.last is not None else default
         else:
-            table = tables[0]
             sort = (table.sort_key, table.sort_column, table.descending)
         return PaneState(
             self.kernels,
