@@ -154,16 +154,18 @@ async def test_escape_closes_the_pane_and_slash_focuses_its_filter(pane):
     assert not app.query(StatsPane) and app.focused is app.query_one(Timeline)
 
 
-@pytest.mark.parametrize("start", range(5))
-async def test_v_cycles_the_scopes_forever(pane, start):
+async def test_v_cycles_the_scopes_forever(pane):
     pilot, app = pane
     pane_widget = app.query_one(StatsPane)
-    await pilot.press(*["v"] * start)
-    seen = []
-    for _ in range(10):
+    seen = [pane_widget.scope_name]
+    for _ in range(14):
         await pilot.press("v")
         seen.append(pane_widget.scope_name)
-    assert set(seen) >= {"trace", "view"}  # round and round, no error (loaded() checks)
+    # round and round, from wherever it starts: the same scopes in the same order each time
+    # (loaded() checks that no press showed the error screen)
+    period = len(set(seen))
+    assert {"trace", "view"} <= set(seen) and period > 1
+    assert all(seen[i] == seen[i + period] for i in range(len(seen) - period)), seen
 
 
 async def test_the_pane_and_summary_give_the_same_numbers(shared):
