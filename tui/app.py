@@ -226,6 +226,11 @@ class TraceApp(KeysFollowFocus):
     # --- moving between the screens -------------------------------------------------------
 
     async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
+        if self.screen is not self._rank_screen:
+            # Chosen on a table no longer in front: a second enter typed while the first rank
+            # loads, which typed slowly reaches the load screen and does nothing (opened, it
+            # left a load screen under the rank's timeline, where `b` stopped).
+            return
         self._keep_window = message.window_ns
         self._at_collective = message.window_ns is not None
         await self._open_rank(message.rank)

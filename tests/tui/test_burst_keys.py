@@ -132,3 +132,37 @@ async def test_an_enter_typed_in_the_burst_submits_the_text_before_it():
         await pilot.pause()
         assert notes(app)[-1] == "match 1 of 2 for 'add' (n, N: next, previous)"
         assert app.trace.slice_name(app.screen.timeline.selection.slice).startswith("aten::add")
+
+
+async def test_a_second_enter_typed_while_a_rank_loads_acts_as_typed_slowly(tmp_path, monkeypatch):
+    """The second enter reached the rank table behind the first and opened the rank again: a
+    load screen was left under the rank's timeline, and `b` stopped on it for good."""
+    import time
+
+    from tui.screens import loading
+
+    real = loading.load_trace
+
+    def slow(path, progress, cache, workers):  # the keys arrive while the rank loads
+        time.sleep(0.2)
+        return real(path, progress=progress, cache=cache, workers=workers)
+
+    monkeypatch.setattr(loading, "load_trace", slow)
+    write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
+
+    async def after(burst: bool) -> tuple[object, ...]:
+        async with loaded(tmp_path, (100, 30)) as (pilot, app):
+            if burst:
+                await _play(pilot, ["enter", "enter"])
+            else:
+                await pilot.press("enter", "enter")
+            for _ in range(20):
+                await app.workers.wait_for_complete()
+                await pilot.pause(0.05)
+            opened = ([type(s).__name__ for s in app.screen_stack], app.rank)
+            await pilot.press("b")
+            return (*opened, type(app.screen).__name__)
+
+    slow_keys = await after(burst=False)
+    assert slow_keys == (["Screen", "RankScreen", "TraceScreen"], 0, "RankScreen")
+    assert await after(burst=True) == slow_keys
