@@ -1,7 +1,8 @@
-"""The import layers hold: the model has no UI, the viewer has no torch."""
+"""The import layers hold: the model has no UI, the viewer has no torch; the rooms stay small."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -28,6 +29,22 @@ def test_the_viewer_imports_no_torch():
     loaded = _modules_after("import tui.app, tui.cli")
     assert "textual" in loaded
     assert not loaded & {"torch", "profiling"}
+
+
+def test_no_module_of_450_lines_or_more():
+    sizes = {
+        p: len(p.read_text().splitlines())
+        for d in ("tui", "profiling")
+        for p in (ROOT / d).rglob("*.py")
+    }
+    assert {str(p.relative_to(ROOT)): n for p, n in sizes.items() if n >= 450} == {}
+
+
+def test_the_app_is_the_loader_and_the_mode_switch_in_at_most_200_lines():
+    tree = ast.parse((ROOT / "tui" / "app.py").read_text())
+    (app,) = [c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == "TraceApp"]
+    assert app.end_lineno is not None
+    assert app.end_lineno - app.lineno + 1 <= 200
 
 
 def test_import_linter_contracts():

@@ -12,11 +12,10 @@ from textual.binding import Binding, BindingType
 from textual.dom import DOMNode
 
 from tui.following import Following
-from tui.model.analysis.diff import TraceDiff, aligned_window
+from tui.model.analysis.diff import TraceDiff
 from tui.model.ingest.cache import ModelCache
 from tui.model.ingest.rank_folder import RankFiles
 from tui.model.ingest.watch import Watch
-from tui.model.present.navigate import within
 from tui.model.text import printable
 from tui.model.trace import Trace
 from tui.screens.help import HelpScreen
@@ -24,7 +23,6 @@ from tui.screens.loading import Load, LoadScreen
 from tui.screens.ranks import RankScreen
 from tui.screens.trace import Pair, TraceScreen
 from tui.widgets.focus import KeysFollowFocus
-from tui.widgets.rank_view import RankView
 
 SIDES = ("BASE", "NEW")  # a pair's modes
 
@@ -61,15 +59,12 @@ class TraceApp(KeysFollowFocus):
         self.rank_executor = executor  # a cluster's, to summarise the rank set on (--cluster)
         # --follow: the folder, looked at every `follow` seconds for new traces
         self.following = None if follow is None else Following(self, path, follow, ranks, watch)
-        self._follow_from: tuple[Trace, tuple[int, int]] | None = None  # where F was pressed
         self.notice = notice  # one line to show once the app is up (a folder's mix of jobs)
         # Two traces to compare: BASE (`path`) shows first, NEW loads behind it.
         self.pair = Pair() if new is not None else None
         self.new = new
         self._sides: dict[str, TraceScreen] = {}  # a pair's screens, by mode
         self._rank_screen: RankScreen | None = None
-        self._keep_window: tuple[int, int] | None = None  # the next rank's window, absolute
-        self._at_collective = False  # the next rank opens at a collective: select its kernel
         self.cancelled = threading.Event()
         self.load_error: str | None = None
         self.shown_errors: list[str] = []  # what the error screen showed (tests fail on these)
@@ -106,17 +101,12 @@ class TraceApp(KeysFollowFocus):
             self.following.start()
         if self.notice is not None:
             self.notify(self.notice, timeout=8, markup=False)
-        what = Load(
-            self.path,
-            self.cache,
-            self.load_workers,
-            self.cancelled,
-            None,
-            self.new,
-            self.ranks,
-            self.rank_executor,
-        )
-        self.push_screen(LoadScreen(what))
+        self.push_screen(LoadScreen(self._load(self.path, self.ranks, self.new)))
+
+    def _load(self, path: str, ranks: RankFiles | None = None, new: str | None = None) -> Load:
+        """How `path` loads (the executor summarises a rank set's ranks, with `ranks`)."""
+        return Load(path, self.cache, self.load_workers, self.cancelled, None, new, ranks,
+                    self.rank_executor)  # fmt: skip
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "newest":  # listed only while there is a newer trace to open
@@ -135,24 +125,19 @@ class TraceApp(KeysFollowFocus):
         if self.ranks is not None:
             ranks = self.ranks if became else self.following.ranks()
             if ranks is not None:
-                while self._rank_screen is not None and self.screen is not self._rank_screen:
-                    await self.pop_screen()  # a rank's timeline: back to the table it is over
+                if self._rank_screen is not None:  # a rank's timeline: back to its table
+                    await self._rank_screen.come_back()
                 self.ranks, self._rank_screen = ranks, None
                 self.clear_notifications()
-                what = Load(ranks.folder, self.cache, self.load_workers, self.cancelled,
-                            ranks=ranks, executor=self.rank_executor)  # fmt: skip
-                await self.switch_screen(LoadScreen(what))
+                await self.switch_screen(LoadScreen(self._load(ranks.folder, ranks)))
             return
         path = self.following.take()
         if path is None:
             return
         self.clear_notifications()  # "New: ... F opens the newest" is done
-        here = self.screen
-        if isinstance(here, TraceScreen):
-            self._follow_from = (here.trace, here.timeline.window)
+        self.following.leaving(self.screen)
         self.shown_as = None
-        load = Load(str(path), self.cache, self.load_workers, self.cancelled)
-        await self.switch_screen(LoadScreen(load))
+        await self.switch_screen(LoadScreen(self._load(str(path))))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen(self.screen))
@@ -163,8 +148,7 @@ class TraceApp(KeysFollowFocus):
 
     async def on_load_screen_failed(self, message: LoadScreen.Failed) -> None:
         if self._rank_screen is not None:  # one rank failed: the others still show
-            while self.screen is not self._rank_screen:
-                await self.pop_screen()
+            await self._rank_screen.come_back()
             self.notify(message.error, severity="error", timeout=8, markup=False)
             return
         self.load_error = message.error
@@ -177,8 +161,8 @@ class TraceApp(KeysFollowFocus):
         shown_as = self.shown_as
         if self.pair is not None:
             shown_as = f"{SIDES[side]} · {self.shown_as or self.path if side == 0 else self.new}"
-        elif rank is not None and self.ranks is not None:
-            shown_as = f"rank {rank} · {self.ranks.files[rank].name}"
+        elif rank is not None and self._rank_screen is not None:
+            shown_as = self._rank_screen.rank_title(rank)
         try:
             screen = TraceScreen(
                 trace, message.verdict, shown_as, rank=rank, side=side, pair=self.pair
@@ -200,18 +184,14 @@ class TraceApp(KeysFollowFocus):
         if rank is not None:
             self.sub_title = printable(f"rank {rank}: {trace.path}")
         await self.switch_screen(screen)
-        if self._follow_from is not None:  # F: the same step and place in the newer trace
-            (before, window), self._follow_from = self._follow_from, None
-            # within the newer trace: a shorter one is not drawn as a dot in the older's span
-            aligned = aligned_window(before, trace, window)
-            screen.timeline.set_window(within(aligned, (0, max(trace.span_ns, 1))))
+        if self.following is not None and self.following.arrived(screen):
             self.sub_title = printable(trace.path)
-        kept, self._keep_window = self._keep_window, None
-        if kept is not None:
-            screen.show_time(kept)
-        if self._at_collective:
-            self._at_collective = False
-            screen.select_collective()
+        if rank is not None and self._rank_screen is not None:
+            window, at_collective = self._rank_screen.arrival()
+            if window is not None:
+                screen.show_time(window)
+            if at_collective:
+                screen.select_collective()
 
     def on_load_screen_pair_diffed(self, message: LoadScreen.PairDiffed) -> None:
         assert self.pair is not None
@@ -220,39 +200,15 @@ class TraceApp(KeysFollowFocus):
 
     async def on_load_screen_ranks_loaded(self, message: LoadScreen.RanksLoaded) -> None:
         assert self.ranks is not None
-        self._rank_screen = RankScreen(self.ranks.folder, message.report, message.failed)
+        report, failed, load = message.report, message.failed, self._load(self.ranks.folder)
+        self._rank_screen = RankScreen(self.ranks, report, failed, load)
         await self.switch_screen(self._rank_screen)
 
     # --- moving between the screens -------------------------------------------------------
 
-    async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
-        if self.screen is not self._rank_screen:
-            # Chosen on a table no longer in front: a second enter typed while the first rank
-            # loads, which typed slowly reaches the load screen and does nothing (opened, it
-            # left a load screen under the rank's timeline, where `b` stopped).
-            return
-        self._keep_window = message.window_ns
-        self._at_collective = message.window_ns is not None
-        await self._open_rank(message.rank)
-
-    async def _open_rank(self, rank: int) -> None:
-        """Load `rank`'s trace (through the cache) and show it over the rank table."""
-        assert self.ranks is not None and self._rank_screen is not None
-        self._rank_screen.shown = rank
-        load = LoadScreen(
-            Load(str(self.ranks.files[rank]), self.cache, self.load_workers, self.cancelled, rank)
-        )
-        if isinstance(self.screen, TraceScreen):
-            await self.switch_screen(load)
-        else:
-            await self.push_screen(load)
-
     async def on_trace_screen_other_rank_wanted(self, message: TraceScreen.OtherRankWanted) -> None:
-        if self.ranks is None or self.rank is None:
-            return
-        order = list(self.ranks.files)
-        self._keep_window = message.window_ns
-        await self._open_rank(order[(order.index(self.rank) + message.step) % len(order)])
+        if self._rank_screen is not None and self.rank is not None:
+            await self._rank_screen.step(self.rank, message.step, message.window_ns)
 
     async def show_other_trace(self) -> None:
         """The other trace of the pair, at the same place in the same step; the diff pane goes

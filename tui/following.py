@@ -8,13 +8,16 @@ from pathlib import Path
 
 from msgspec.structs import replace
 from textual.app import App
+from textual.screen import Screen
 from textual.timer import Timer
 
+from tui.model.analysis.diff import aligned_window
 from tui.model.ingest.rank_folder import RankFiles, rank_files, rank_of
 from tui.model.ingest.watch import Watch
+from tui.model.present.navigate import within
 from tui.model.text import printable
-
-INTERVAL_S = 2.0
+from tui.model.trace import Trace
+from tui.screens.trace import TraceScreen
 
 
 class Following:
@@ -24,7 +27,7 @@ class Following:
         self,
         app: App[None],
         folder: str,
-        interval: float = INTERVAL_S,
+        interval: float,
         ranks: RankFiles | None = None,
         watch: Watch | None = None,
     ) -> None:
@@ -40,6 +43,7 @@ class Following:
         self.per_rank: dict[int, list[Path]] = {}
         self.round: RankFiles | None = None
         self._timer: Timer | None = None
+        self._left: tuple[Trace, tuple[int, int]] | None = None  # the trace and window of `F`
 
     def start(self) -> None:
         self._timer = self.app.set_interval(self.interval, self._look)
@@ -119,3 +123,18 @@ class Following:
             self.shown_ranks = whole
             self.newer.clear()
         return whole
+
+    def leaving(self, screen: Screen[object]) -> None:
+        """`F` on `screen`: the newer trace opens at the step and place shown there."""
+        if isinstance(screen, TraceScreen):
+            self._left = (screen.trace, screen.timeline.window)
+
+    def arrived(self, screen: TraceScreen) -> bool:
+        """The newer trace is shown on `screen`: at the step and place left (once), if any."""
+        if self._left is None:
+            return False
+        (before, window), self._left = self._left, None
+        # within the newer trace: a shorter one is not drawn as a dot in the older's span
+        aligned = aligned_window(before, screen.trace, window)
+        screen.timeline.set_window(within(aligned, (0, max(screen.trace.span_ns, 1))))
+        return True

@@ -14,12 +14,13 @@ from tui.commands.cluster import add_cluster_flag, cluster_executor
 from tui.commands.command import PROG, CommandError
 from tui.commands.loading import cache_for, enough_memory, rank_set
 from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen, seconds
-from tui.following import INTERVAL_S
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.source import max_stream_bytes
 from tui.model.ingest.watch import Watch
 from tui.model.text import printable
+
+FOLLOW_INTERVAL_S = 2.0  # --follow: how often the folder is looked at
 
 
 class ViewCommand:
@@ -50,9 +51,9 @@ class ViewCommand:
         parser.add_argument(
             "--interval",
             type=seconds,
-            default=INTERVAL_S,
+            default=FOLLOW_INTERVAL_S,
             metavar="S",
-            help=f"--follow: seconds between looks at the folder (default {INTERVAL_S:g})",
+            help=f"--follow: seconds between looks at the folder (default {FOLLOW_INTERVAL_S:g})",
         )
         add_load_flags(parser)
         add_cluster_flag(parser)
