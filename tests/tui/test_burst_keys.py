@@ -134,16 +134,19 @@ async def test_an_enter_typed_in_the_burst_submits_the_text_before_it():
         assert app.trace.slice_name(app.screen.timeline.selection.slice).startswith("aten::add")
 
 
-async def test_a_second_enter_typed_while_a_rank_loads_acts_as_typed_slowly(tmp_path, monkeypatch):
-    """The second enter reached the rank table behind the first and opened the rank again: a
-    load screen was left under the rank's timeline, and `b` stopped on it for good."""
+async def test_keys_typed_while_a_rank_loads_act_as_typed_slowly(tmp_path, monkeypatch):
+    """The second enter reached the rank table behind the first and opened a rank again: a load
+    screen was left under the rank's timeline, where `b` stopped for good (or the rank under
+    the cursor moved by the `down` typed between them opened instead)."""
     import time
 
     from tui.screens import loading
 
     real = loading.load_trace
+    loads: list[str] = []
 
     def slow(path, progress, cache, workers):  # the keys arrive while the rank loads
+        loads.append(path)
         time.sleep(0.2)
         return real(path, progress=progress, cache=cache, workers=workers)
 
@@ -151,18 +154,21 @@ async def test_a_second_enter_typed_while_a_rank_loads_acts_as_typed_slowly(tmp_
     write_rank_set(tmp_path, ranks=3, steps=2, slow_rank=1, slow_step=1)
 
     async def after(burst: bool) -> tuple[object, ...]:
+        loads.clear()
         async with loaded(tmp_path, (100, 30)) as (pilot, app):
             if burst:
-                await _play(pilot, ["enter", "enter"])
+                await _play(pilot, ["enter", "down", "enter"])
             else:
-                await pilot.press("enter", "enter")
-            for _ in range(20):
+                await pilot.press("enter", "down", "enter")
+            for _ in range(100):  # until both enters are done with: no load left running
                 await app.workers.wait_for_complete()
-                await pilot.pause(0.05)
-            opened = ([type(s).__name__ for s in app.screen_stack], app.rank)
+                await pilot.pause()
+                if type(app.screen).__name__ == "TraceScreen" and not app.workers:
+                    break
+            opened = ([type(s).__name__ for s in app.screen_stack], app.rank, len(loads))
             await pilot.press("b")
             return (*opened, type(app.screen).__name__)
 
     slow_keys = await after(burst=False)
-    assert slow_keys == (["Screen", "RankScreen", "TraceScreen"], 0, "RankScreen")
+    assert slow_keys == (["Screen", "RankScreen", "TraceScreen"], 0, 1, "RankScreen")
     assert await after(burst=True) == slow_keys
