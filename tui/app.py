@@ -105,8 +105,8 @@ class TraceApp(KeysFollowFocus):
 
     def _load(self, path: str, ranks: RankFiles | None = None, new: str | None = None) -> Load:
         """How `path` loads (the executor summarises a rank set's ranks, with `ranks`)."""
-        return Load(path, self.cache, self.load_workers, self.cancelled, None, new, ranks,
-                    self.rank_executor)  # fmt: skip
+        kept = self.cache, self.load_workers, self.cancelled
+        return Load(path, *kept, new=new, ranks=ranks, executor=self.rank_executor)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "newest":  # listed only while there is a newer trace to open

@@ -135,9 +135,9 @@ async def test_an_enter_typed_in_the_burst_submits_the_text_before_it():
 
 
 async def test_keys_typed_while_a_rank_loads_act_as_typed_slowly(tmp_path, monkeypatch):
-    """The second enter reached the rank table behind the first and opened a rank again: a load
-    screen was left under the rank's timeline, where `b` stopped for good (or the rank under
-    the cursor moved by the `down` typed between them opened instead)."""
+    """An enter typed in a burst after the one that opens a rank reached the rank table behind
+    its load screen and opened a rank again: once a load screen left under the rank's timeline,
+    where `b` stopped for good; with the `down` between them, the rank below instead."""
     import time
 
     from tui.screens import loading

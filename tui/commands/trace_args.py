@@ -96,6 +96,17 @@ def positive(text: str) -> int:
     return int(text)
 
 
+def add_interval_flag(parser: argparse.ArgumentParser) -> None:
+    """`--interval`, how often `--follow` looks at the folder (view and summary)."""
+    parser.add_argument(
+        "--interval",
+        type=seconds,
+        default=2.0,
+        metavar="S",
+        help="--follow: seconds between looks at the folder (default 2)",
+    )
+
+
 def seconds(text: str) -> float:
     """`--interval`: looking more often than every tenth of a second would only spin the CPU."""
     try:

@@ -13,14 +13,12 @@ from pathlib import Path
 from tui.commands.cluster import add_cluster_flag, cluster_executor
 from tui.commands.command import PROG, CommandError
 from tui.commands.loading import cache_for, enough_memory, rank_set
-from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen, seconds
+from tui.commands.trace_args import add_interval_flag, add_load_flags, add_path_or_sample, chosen
 from tui.model.errors import TraceError
 from tui.model.ingest.formats import check_start, no_traces_reason, scan_folder
 from tui.model.ingest.source import max_stream_bytes
 from tui.model.ingest.watch import Watch
 from tui.model.text import printable
-
-FOLLOW_INTERVAL_S = 2.0  # --follow: how often the folder is looked at
 
 
 class ViewCommand:
@@ -48,13 +46,7 @@ class ViewCommand:
             help="the folder a running job writes traces into: open its newest trace (or rank "
             "set) and say when a newer one is complete; F opens it at the same step and place",
         )
-        parser.add_argument(
-            "--interval",
-            type=seconds,
-            default=FOLLOW_INTERVAL_S,
-            metavar="S",
-            help=f"--follow: seconds between looks at the folder (default {FOLLOW_INTERVAL_S:g})",
-        )
+        add_interval_flag(parser)
         add_load_flags(parser)
         add_cluster_flag(parser)
 

@@ -48,9 +48,9 @@ class RankScreen(Screen[None]):
     async def on_rank_view_rank_chosen(self, message: RankView.RankChosen) -> None:
         message.stop()
         if self.app.screen is not self:
-            # Chosen while no longer in front: a second enter typed while the first rank
-            # loads, which typed slowly reaches the load screen and does nothing (opened, it
-            # left a load screen under the rank's timeline, where `b` stopped).
+            # Chosen while no longer in front: an enter typed in a burst after the one that
+            # opened a rank, which typed slowly reaches that rank's load screen and does
+            # nothing (opened, it replaced that load with the rank the cursor had moved to).
             return
         self._at_collective = message.window_ns is not None
         await self.open(message.rank, message.window_ns)
@@ -66,7 +66,7 @@ class RankScreen(Screen[None]):
         load = LoadScreen(replace(self._load, path=str(self.ranks.files[rank]), rank=rank))
         if self.app.screen is self:
             await self.app.push_screen(load)
-        else:  # from a rank's timeline: the next rank takes its place
+        else:  # `step`, from a rank's timeline (in front): the next rank takes its place
             await self.app.switch_screen(load)
 
     def rank_title(self, rank: int) -> str:

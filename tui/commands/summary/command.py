@@ -13,7 +13,12 @@ from tui.commands.cluster import NOT_A_RANK_SET, add_cluster_flag
 from tui.commands.command import CommandError, add_format, warn
 from tui.commands.loading import load, rank_set
 from tui.commands.summary.capture import capture_trace
-from tui.commands.trace_args import add_load_flags, add_path_or_sample, chosen_headless, seconds
+from tui.commands.trace_args import (
+    add_interval_flag,
+    add_load_flags,
+    add_path_or_sample,
+    chosen_headless,
+)
 from tui.model.analysis.call_tree import VIEWS as TREE_VIEWS
 from tui.model.analysis.scope import Scope
 from tui.model.analysis.steps import step_windows
@@ -157,13 +162,7 @@ class SummaryCommand:
             "then each new one once complete: steps, median step, GPU busy, verdict) until "
             "ctrl+c",
         )
-        parser.add_argument(
-            "--interval",
-            type=seconds,
-            default=2.0,
-            metavar="S",
-            help="--follow: seconds between looks at the folder (default 2)",
-        )
+        add_interval_flag(parser)
         add_load_flags(parser)
         add_cluster_flag(parser)
 
