@@ -208,7 +208,7 @@ class TraceApp(KeysFollowFocus):
 
     async def on_trace_screen_other_rank_wanted(self, message: TraceScreen.OtherRankWanted) -> None:
         if self._rank_screen is not None and self.rank is not None:
-            await self._rank_screen.step(self.rank, message.step, message.window_ns)
+            await self._rank_screen.step(message.step, message.window_ns)
 
     async def show_other_trace(self) -> None:
         """The other trace of the pair, at the same place in the same step; the diff pane goes

@@ -55,10 +55,11 @@ class RankScreen(Screen[None]):
         self._at_collective = message.window_ns is not None
         await self.open(message.rank, message.window_ns)
 
-    async def step(self, shown: int, step: int, window_ns: tuple[int, int] | None) -> None:
-        """`<` `>` on rank `shown`'s timeline: the rank `step` away, at the same time."""
+    async def step(self, step: int, window_ns: tuple[int, int] | None) -> None:
+        """`<` `>` on the timeline of the rank shown: the rank `step` away, at the same time."""
+        assert self.shown is not None
         order = list(self.ranks.files)
-        await self.open(order[(order.index(shown) + step) % len(order)], window_ns)
+        await self.open(order[(order.index(self.shown) + step) % len(order)], window_ns)
 
     async def open(self, rank: int, window_ns: tuple[int, int] | None) -> None:
         """Load `rank`'s trace (through the cache) over this table, to open at `window_ns`."""
